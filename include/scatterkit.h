@@ -1,0 +1,291 @@
+/*
+ * scatterkit.h - the one public header of scatterkit, a C11 library of the
+ * tensor scatter/gather operator family.
+ *
+ * Conventions
+ * - Every symbol is prefixed sk_ / SK_. Enum values are only ever appended.
+ * - Tensors are described by the non-owning sk_tensor: data pointer, dtype,
+ *   shape and strides counted in ELEMENTS (not bytes). Any stride is allowed
+ *   for inputs, including 0 (broadcast) and negative ones.
+ * - Outputs are allocated by the caller. Shape helpers (sk_*_shape) tell the
+ *   caller the output shape. Passing out == x (same data, same layout) is the
+ *   in-place form; any other overlap between out and an input, or an out with
+ *   internal overlap (a zero stride on a dimension of size > 1), is refused.
+ * - Every function returns an sk_status. On failure nothing has been written,
+ *   and sk_last_error() gives a message naming the operator and argument.
+ * - The last argument of every operator is `const sk_options *opts`; NULL
+ *   means the defaults (process-wide thread count).
+ * - Results are bitwise identical for every thread count.
+ */
+#ifndef SCATTERKIT_H
+#define SCATTERKIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(SK_BUILDING_SHARED)
+#define SK_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define SK_API __attribute__((visibility("default")))
+#else
+#define SK_API
+#endif
+
+#define SK_VERSION_MAJOR 0
+#define SK_VERSION_MINOR 1
+#define SK_VERSION_PATCH 0
+
+/* Most dimensions an sk_tensor may have; more is SK_STATUS_INVALID_SHAPE. */
+#define SK_MAX_DIMS 12
+
+/* ------------------------------------------------------------------------ */
+/* Status codes                                                             */
+/* ------------------------------------------------------------------------ */
+typedef enum sk_status {
+    SK_STATUS_OK = 0,
+    SK_STATUS_INVALID_ARGUMENT = 1,   /* bad axis, reduce, mode, ... (ValueError) */
+    SK_STATUS_INVALID_DTYPE = 2,      /* wrong or unsupported dtype   (TypeError)  */
+    SK_STATUS_INVALID_SHAPE = 3,      /* shapes do not agree          (ValueError) */
+    SK_STATUS_INDEX_OUT_OF_RANGE = 4, /* an index value is out of range (IndexError) */
+    SK_STATUS_OVERLAP = 5,            /* out overlaps an input or itself (ValueError) */
+    SK_STATUS_OUT_OF_MEMORY = 6,
+    SK_STATUS_SIZE_OVERFLOW = 7,      /* a size or offset does not fit in 64 bits */
+    SK_STATUS_UNSUPPORTED_DEVICE = 8, /* tensor on a device this build cannot use */
+    SK_STATUS_NULL_POINTER = 9,       /* a required pointer argument is NULL */
+    SK_STATUS_INTERNAL = 10
+} sk_status;
+
+/* A fixed description of a status code ("index out of range", ...). */
+SK_API const char *sk_status_string(sk_status status);
+/* The message of the last failed call on this thread ("" when none).
+ * Example: "scatter: index[3, 7] = 12 is out of range for axis 1 of size 10". */
+SK_API const char *sk_last_error(void);
+
+/* ------------------------------------------------------------------------ */
+/* Data types                                                               */
+/* ------------------------------------------------------------------------ */
+typedef enum sk_dtype {
+    SK_DTYPE_BOOL = 0,
+    SK_DTYPE_UINT8 = 1,
+    SK_DTYPE_INT8 = 2,
+    SK_DTYPE_INT16 = 3,
+    SK_DTYPE_INT32 = 4,
+    SK_DTYPE_INT64 = 5,
+    SK_DTYPE_FLOAT16 = 6,
+    SK_DTYPE_BFLOAT16 = 7,
+    SK_DTYPE_FLOAT32 = 8,
+    SK_DTYPE_FLOAT64 = 9,
+    SK_DTYPE_COUNT
+} sk_dtype;
+
+SK_API size_t sk_dtype_size(sk_dtype dtype);     /* 0 for an invalid dtype */
+SK_API const char *sk_dtype_name(sk_dtype dtype);/* "float32", ...; "invalid" */
+SK_API bool sk_dtype_is_floating(sk_dtype dtype);
+
+/* IEEE binary16 and bfloat16 conversion: round to nearest even; NaN and
+ * infinity are kept (a NaN stays a quiet NaN with its sign). */
+SK_API uint16_t sk_float_to_half(float value);
+SK_API float sk_half_to_float(uint16_t bits);
+SK_API uint16_t sk_float_to_bfloat16(float value);
+SK_API float sk_bfloat16_to_float(uint16_t bits);
+
+/* ------------------------------------------------------------------------ */
+/* Tensor descriptor                                                        */
+/* ------------------------------------------------------------------------ */
+typedef enum sk_device_type {
+    SK_DEVICE_CPU = 1,  /* the values are DLPack's DLDeviceType */
+    SK_DEVICE_CUDA = 2
+} sk_device_type;
+
+typedef struct sk_tensor {
+    void *data;                     /* address of element [0, 0, ..., 0] */
+    sk_dtype dtype;
+    int32_t ndim;                   /* 0 .. SK_MAX_DIMS */
+    int64_t shape[SK_MAX_DIMS];
+    int64_t strides[SK_MAX_DIMS];   /* in elements; any sign, zero allowed */
+    int32_t device_type;            /* sk_device_type */
+    int32_t device_id;
+} sk_tensor;
+
+/* Fills `t` for a CPU tensor. strides == NULL means row-major contiguous. */
+SK_API sk_status sk_tensor_init(sk_tensor *t, void *data, sk_dtype dtype,
+                                int32_t ndim, const int64_t *shape,
+                                const int64_t *strides);
+/* Number of elements (product of the shape; 1 for 0-d). -1 on overflow. */
+SK_API int64_t sk_tensor_numel(const sk_tensor *t);
+
+/* Converts a DLPack DLTensor (any version of the DLTensor struct; it is the
+ * same layout in DLPack 0.x and 1.x) without copying: data + byte_offset,
+ * shape and strides (NULL strides = row-major). Refuses dtypes outside
+ * sk_dtype, lanes != 1, byte offsets that are not a multiple of the element
+ * size, and ndim > SK_MAX_DIMS. */
+struct DLTensor;
+SK_API sk_status sk_tensor_from_dlpack(const struct DLTensor *dl, sk_tensor *t);
+
+/* ------------------------------------------------------------------------ */
+/* Options, threads                                                         */
+/* ------------------------------------------------------------------------ */
+typedef struct sk_options {
+    int32_t num_threads;   /* 0 = the process-wide setting */
+} sk_options;
+
+/* Process-wide thread count. Default: the CPUs this process may run on, or
+ * the environment variable SCATTERKIT_NUM_THREADS when set. n < 1 resets to
+ * that default. */
+SK_API sk_status sk_set_num_threads(int32_t n);
+SK_API int32_t sk_get_num_threads(void);
+
+/* ------------------------------------------------------------------------ */
+/* Copy                                                                     */
+/* ------------------------------------------------------------------------ */
+/* out = src (same dtype; src broadcasts to out.shape). Any strides; a
+ * contiguous pair is a parallel memcpy (the benchmark's bandwidth probe). */
+SK_API sk_status sk_copy(const sk_tensor *src, sk_tensor *out, const sk_options *opts);
+
+/* ------------------------------------------------------------------------ */
+/* Reductions and index modes                                               */
+/* ------------------------------------------------------------------------ */
+typedef enum sk_reduce {
+    SK_REDUCE_NONE = 0,  /* assign; with duplicates the last update in row-major order wins */
+    SK_REDUCE_SUM = 1,
+    SK_REDUCE_PROD = 2,
+    SK_REDUCE_MEAN = 3,
+    SK_REDUCE_AMAX = 4,
+    SK_REDUCE_AMIN = 5
+} sk_reduce;
+
+typedef enum sk_index_mode {
+    SK_INDEX_MODE_ERROR = 0, /* out of [-n, n-1]: SK_STATUS_INDEX_OUT_OF_RANGE */
+    SK_INDEX_MODE_CLIP = 1,  /* clamp to [0, n-1] */
+    SK_INDEX_MODE_DROP = 2,  /* scatter-type operators: skip that update */
+    SK_INDEX_MODE_FILL = 3   /* gather-type operators: write the fill value */
+} sk_index_mode;
+
+/* ------------------------------------------------------------------------ */
+/* Gather-type operators                                                    */
+/*                                                                          */
+/* fill_value: NULL (zero) or a 0-d tensor of x's dtype, read only with     */
+/* SK_INDEX_MODE_FILL. Index tensors are int32 or int64.                    */
+/* ------------------------------------------------------------------------ */
+
+/* gather: index.ndim == x.ndim, index.shape[d] <= x.shape[d] for d != axis;
+ * out.shape == index.shape; out[p] = x[p with p[axis] = index[p]]. */
+SK_API sk_status sk_gather_shape(const sk_tensor *x, const sk_tensor *index,
+                                 int32_t axis, int32_t *out_ndim, int64_t *out_shape);
+SK_API sk_status sk_gather(const sk_tensor *x, const sk_tensor *index, int32_t axis,
+                           sk_index_mode mode, const sk_tensor *fill_value,
+                           sk_tensor *out, const sk_options *opts);
+
+/* gather with a tuple of naxes distinct axes (CINN gather_nd with dims):
+ * index.shape == out.shape + (naxes,), out.ndim == x.ndim, and for
+ * d not in axes: out.shape[d] <= x.shape[d];
+ * out[p] = x[p with p[axes[k]] = index[p + (k,)]]. */
+SK_API sk_status sk_gather_axes_shape(const sk_tensor *x, const sk_tensor *index,
+                                      const int32_t *axes, int32_t naxes,
+                                      int32_t *out_ndim, int64_t *out_shape);
+SK_API sk_status sk_gather_axes(const sk_tensor *x, const sk_tensor *index,
+                                const int32_t *axes, int32_t naxes,
+                                sk_index_mode mode, const sk_tensor *fill_value,
+                                sk_tensor *out, const sk_options *opts);
+
+/* index_select: index of any rank; out.shape == x.shape[:axis] + index.shape
+ * + x.shape[axis+1:]. */
+SK_API sk_status sk_index_select_shape(const sk_tensor *x, const sk_tensor *index,
+                                       int32_t axis, int32_t *out_ndim, int64_t *out_shape);
+SK_API sk_status sk_index_select(const sk_tensor *x, const sk_tensor *index, int32_t axis,
+                                 sk_index_mode mode, const sk_tensor *fill_value,
+                                 sk_tensor *out, const sk_options *opts);
+
+/* gather_nd: index.shape[-1] = k; the first batch_dims dimensions are shared by
+ * x and index; out.shape == index.shape[:-1] + x.shape[batch_dims + k:]. */
+SK_API sk_status sk_gather_nd_shape(const sk_tensor *x, const sk_tensor *index,
+                                    int32_t batch_dims, int32_t *out_ndim, int64_t *out_shape);
+SK_API sk_status sk_gather_nd(const sk_tensor *x, const sk_tensor *index, int32_t batch_dims,
+                              sk_index_mode mode, const sk_tensor *fill_value,
+                              sk_tensor *out, const sk_options *opts);
+
+/* masked_select: out is 1-d with as many elements as the broadcast mask has
+ * True values (sk_masked_select_count tells how many). */
+SK_API sk_status sk_masked_select_count(const sk_tensor *x, const sk_tensor *mask,
+                                        int64_t *count, const sk_options *opts);
+SK_API sk_status sk_masked_select(const sk_tensor *x, const sk_tensor *mask,
+                                  sk_tensor *out, const sk_options *opts);
+
+/* ------------------------------------------------------------------------ */
+/* Scatter-type operators. out has x's shape and dtype; out == x is in place. */
+/* ------------------------------------------------------------------------ */
+
+/* scatter: for every position p of index, t = p with p[axis] = index[p];
+ * out[t] = reduce(out[t], src[p]). src.shape[d] >= index.shape[d] (a scalar
+ * src is a tensor broadcast with zero strides). include_self == false: a
+ * target that receives an update starts from the reduction's identity. */
+SK_API sk_status sk_scatter(const sk_tensor *x, const sk_tensor *index, const sk_tensor *src,
+                            int32_t axis, sk_reduce reduce, bool include_self,
+                            sk_index_mode mode, sk_tensor *out, const sk_options *opts);
+/* scatter with a tuple of axes: index.shape == src_block + (naxes,). */
+SK_API sk_status sk_scatter_axes(const sk_tensor *x, const sk_tensor *index, const sk_tensor *src,
+                                 const int32_t *axes, int32_t naxes, sk_reduce reduce,
+                                 bool include_self, sk_index_mode mode, sk_tensor *out,
+                                 const sk_options *opts);
+
+/* index_scatter: index 1-d of length L (or 0-d); updates.shape == x.shape with
+ * axis replaced by L (removed for a 0-d index). */
+SK_API sk_status sk_index_scatter(const sk_tensor *x, const sk_tensor *index,
+                                  const sk_tensor *updates, int32_t axis, sk_reduce reduce,
+                                  bool include_self, sk_index_mode mode, sk_tensor *out,
+                                  const sk_options *opts);
+
+/* scatter_nd: updates.shape == index.shape[:-1] + x.shape[k:]. */
+SK_API sk_status sk_scatter_nd(const sk_tensor *x, const sk_tensor *index,
+                               const sk_tensor *updates, sk_reduce reduce,
+                               sk_index_mode mode, sk_tensor *out, const sk_options *opts);
+
+/* A bound of a slice that was left out (Python's None). */
+#define SK_SLICE_NONE INT64_MIN
+
+/* slice_scatter over naxes axes at once, Python slice rules (negative and
+ * out-of-range bounds normalised, any nonzero step). src broadcasts to the
+ * shape of the slice. */
+SK_API sk_status sk_slice_scatter(const sk_tensor *x, const sk_tensor *src, int32_t naxes,
+                                  const int32_t *axes, const int64_t *starts,
+                                  const int64_t *stops, const int64_t *steps,
+                                  sk_tensor *out, const sk_options *opts);
+
+/* diagonal_scatter: src.shape must equal the shape of
+ * numpy.diagonal(x, offset, axis1, axis2). */
+SK_API sk_status sk_diagonal_scatter(const sk_tensor *x, const sk_tensor *src, int64_t offset,
+                                     int32_t axis1, int32_t axis2, sk_tensor *out,
+                                     const sk_options *opts);
+
+/* select_scatter: src.shape == x.shape without axis; index wraps if negative. */
+SK_API sk_status sk_select_scatter(const sk_tensor *x, const sk_tensor *src, int32_t axis,
+                                   int64_t index, sk_tensor *out, const sk_options *opts);
+
+/* masked_scatter: mask (bool) broadcasts to x.shape; the k-th True position in
+ * row-major order receives source (flattened, row-major) element k. */
+SK_API sk_status sk_masked_scatter(const sk_tensor *x, const sk_tensor *mask,
+                                   const sk_tensor *source, sk_tensor *out,
+                                   const sk_options *opts);
+
+typedef enum sk_tensor_scatter_mode {
+    SK_TENSOR_SCATTER_LINEAR = 0,
+    SK_TENSOR_SCATTER_CIRCULAR = 1
+} sk_tensor_scatter_mode;
+
+/* tensor_scatter (ONNX TensorScatter): for each batch b (dimension 0),
+ * update[b] is written into cache[b] along axis starting at write_indices[b]
+ * (0 when write_indices is NULL); circular mode wraps around the axis. */
+SK_API sk_status sk_tensor_scatter(const sk_tensor *cache, const sk_tensor *update,
+                                   const sk_tensor *write_indices, int32_t axis,
+                                   sk_tensor_scatter_mode mode, sk_tensor *out,
+                                   const sk_options *opts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SCATTERKIT_H */

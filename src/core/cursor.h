@@ -1,0 +1,69 @@
+/* Walking an access plan's iteration space one inner-dimension run at a time. */
+#ifndef SK_CURSOR_H
+#define SK_CURSOR_H
+
+#include "internal.h"
+
+typedef struct {
+    int64_t coord[SK_PLAN_MAX_DIMS];
+    int64_t dense, target, linear, index; /* offsets of the current position */
+} sk_cursor;
+
+/* Puts the cursor at row-major position pos. */
+SK_INLINE void sk_cursor_seek(const sk_plan *p, sk_cursor *c, int64_t pos) {
+    c->dense = c->target = c->linear = c->index = 0;
+    for (int d = p->ndim - 1; d >= 0; d--) {
+        int64_t i = pos % p->shape[d];
+        pos /= p->shape[d];
+        c->coord[d] = i;
+        c->dense += i * p->dense_stride[d];
+        c->target += i * p->target_stride[d];
+        c->linear += i * p->linear_stride[d];
+        c->index += i * p->index_stride[d];
+    }
+}
+
+/* Length of the run from the cursor to the end of the inner dimension. */
+SK_INLINE int64_t sk_cursor_run(const sk_plan *p, const sk_cursor *c) {
+    return p->shape[p->ndim - 1] - c->coord[p->ndim - 1];
+}
+
+/* Moves the cursor `run` positions along the inner dimension, carrying into
+ * outer dimensions when the inner one wraps. */
+SK_INLINE void sk_cursor_advance(const sk_plan *p, sk_cursor *c, int64_t run) {
+    int d = p->ndim - 1;
+    c->coord[d] += run;
+    c->dense += run * p->dense_stride[d];
+    c->target += run * p->target_stride[d];
+    c->linear += run * p->linear_stride[d];
+    c->index += run * p->index_stride[d];
+    while (d > 0 && c->coord[d] == p->shape[d]) {
+        int64_t n = p->shape[d];
+        c->dense -= n * p->dense_stride[d];
+        c->target -= n * p->target_stride[d];
+        c->linear -= n * p->linear_stride[d];
+        c->index -= n * p->index_stride[d];
+        c->coord[d] = 0;
+        d--;
+        c->coord[d]++;
+        c->dense += p->dense_stride[d];
+        c->target += p->target_stride[d];
+        c->linear += p->linear_stride[d];
+        c->index += p->index_stride[d];
+    }
+}
+
+/* Resolves the index components at index offset `ioff`: adds each value's
+ * target and linear contribution. false: some component was out of range
+ * and the mode says to skip (DROP) or fill (FILL). */
+SK_INLINE bool sk_plan_resolve(const sk_plan *p, int64_t ioff, int64_t *toff, int64_t *lin) {
+    for (int k = 0; k < p->ncomp; k++) {
+        int64_t v = sk_load_index(p->index, p->index_is64, ioff + k * p->comp_stride);
+        if (!sk_resolve_index(v, p->comp_size[k], p->mode, &v)) return false;
+        *toff += v * p->comp_target_stride[k];
+        *lin += v * p->comp_linear_stride[k];
+    }
+    return true;
+}
+
+#endif

@@ -1,0 +1,118 @@
+/* Validation of index values before anything is written. */
+#include "internal.h"
+
+#include <stdio.h>
+
+typedef struct {
+    const sk_tensor *index;
+    int32_t comp_dim;
+    const int64_t *sizes;
+    int64_t numel;
+    int64_t first_bad; /* per thread, written by its owner only */
+} sk_validate_job;
+
+/* Finds the row-major position of the first invalid value in [lo, hi). */
+static int64_t sk_scan_range(const sk_validate_job *job, int64_t lo, int64_t hi) {
+    const sk_tensor *t = job->index;
+    bool is64 = t->dtype == SK_DTYPE_INT64;
+    int32_t nd = t->ndim;
+    int64_t coord[SK_MAX_DIMS], off = 0, rem = lo;
+    for (int32_t d = nd - 1; d >= 0; d--) {
+        coord[d] = rem % t->shape[d];
+        rem /= t->shape[d];
+        off += coord[d] * t->strides[d];
+    }
+    int32_t inner = nd - 1;
+    int64_t pos = lo;
+    while (pos < hi) {
+        int64_t run = nd > 0 ? t->shape[inner] - coord[inner] : 1;
+        if (run > hi - pos) run = hi - pos;
+        int64_t is = nd > 0 ? t->strides[inner] : 0;
+        if (job->comp_dim < 0 || job->comp_dim != inner) {
+            int64_t n = job->sizes[job->comp_dim < 0 ? 0 : coord[job->comp_dim]];
+            /* v in [-n, n) <=> (uint64)(v + n) < 2n; one compare per value */
+            uint64_t span = (uint64_t)n * 2u;
+            if (is64) {
+                const int64_t *p = (const int64_t *)t->data + off;
+                for (int64_t j = 0; j < run; j++)
+                    if ((uint64_t)p[j * is] + (uint64_t)n >= span) return pos + j;
+            } else {
+                const int32_t *p = (const int32_t *)t->data + off;
+                for (int64_t j = 0; j < run; j++)
+                    if ((uint64_t)(int64_t)p[j * is] + (uint64_t)n >= span) return pos + j;
+            }
+        } else {
+            for (int64_t j = 0; j < run; j++) {
+                int64_t n = job->sizes[coord[inner] + j];
+                int64_t v = sk_load_index(t->data, is64, off + j * is);
+                if (v < -n || v >= n) return pos + j;
+            }
+        }
+        pos += run;
+        if (nd == 0) break;
+        off += run * is;
+        coord[inner] += run;
+        for (int32_t d = inner; d > 0 && coord[d] == t->shape[d]; d--) {
+            off -= coord[d] * t->strides[d];
+            coord[d] = 0;
+            coord[d - 1]++;
+            off += t->strides[d - 1];
+        }
+    }
+    return -1;
+}
+
+typedef struct {
+    sk_validate_job *job;
+    int64_t bad[256];
+} sk_validate_ctx;
+
+static void sk_validate_task(void *arg, int tid, int nthreads) {
+    sk_validate_ctx *c = arg;
+    int64_t lo, hi;
+    sk_partition(c->job->numel, tid, nthreads, &lo, &hi);
+    c->bad[tid] = sk_scan_range(c->job, lo, hi);
+}
+
+sk_status sk_validate_index(const char *op, const char *arg, const sk_tensor *index,
+                            int32_t comp_dim, const int32_t *axes, const int64_t *sizes,
+                            sk_index_mode mode, int nthreads) {
+    int64_t numel = sk_tensor_numel(index);
+    if (numel == 0) return SK_STATUS_OK;
+    if (mode == SK_INDEX_MODE_CLIP) {
+        int ncomp = comp_dim < 0 ? 1 : (int)index->shape[comp_dim];
+        for (int k = 0; k < ncomp; k++)
+            if (sizes[k] == 0)
+                return sk_fail(SK_STATUS_INDEX_OUT_OF_RANGE,
+                               "%s: cannot clip %s into axis %d of size 0", op, arg, (int)axes[k]);
+        return SK_STATUS_OK;
+    }
+    if (mode != SK_INDEX_MODE_ERROR) return SK_STATUS_OK;
+    sk_validate_job job = {index, comp_dim, sizes, numel, -1};
+    sk_validate_ctx ctx;
+    ctx.job = &job;
+    int nt = sk_threads_for_work(nthreads, numel);
+    if (nt > 256) nt = 256;
+    sk_parallel_run(nt, sk_validate_task, &ctx);
+    int64_t bad = -1;
+    for (int t = 0; t < nt && bad < 0; t++) bad = ctx.bad[t];
+    if (bad < 0) return SK_STATUS_OK;
+
+    /* report the first bad value with its position */
+    int64_t coord[SK_MAX_DIMS], off = 0, rem = bad;
+    for (int32_t d = index->ndim - 1; d >= 0; d--) {
+        coord[d] = rem % index->shape[d];
+        rem /= index->shape[d];
+        off += coord[d] * index->strides[d];
+    }
+    char pos[256];
+    size_t n = 0;
+    for (int32_t d = 0; d < index->ndim && n < sizeof pos; d++)
+        n += (size_t)snprintf(pos + n, sizeof pos - n, d ? ", %lld" : "%lld", (long long)coord[d]);
+    if (index->ndim == 0) pos[0] = '\0';
+    int k = comp_dim < 0 ? 0 : (int)coord[comp_dim];
+    int64_t v = sk_load_index(index->data, index->dtype == SK_DTYPE_INT64, off);
+    return sk_fail(SK_STATUS_INDEX_OUT_OF_RANGE,
+                   "%s: %s[%s] = %lld is out of range for axis %d of size %lld", op, arg, pos,
+                   (long long)v, (int)axes[k], (long long)sizes[k]);
+}

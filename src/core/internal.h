@@ -1,0 +1,189 @@
+/* Internal API of scatterkit: shared by the core and the operator files. */
+#ifndef SK_INTERNAL_H
+#define SK_INTERNAL_H
+
+#include "scatterkit.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#define SK_INLINE static inline __attribute__((always_inline))
+#define SK_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define SK_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SK_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define SK_INLINE static inline
+#define SK_PRINTF(a, b)
+#define SK_LIKELY(x) (x)
+#define SK_UNLIKELY(x) (x)
+#endif
+
+/* ---- errors (status.c) ---- */
+/* Formats the thread-local message and returns `status`. */
+sk_status sk_fail(sk_status status, const char *fmt, ...) SK_PRINTF(2, 3);
+void sk_clear_error(void);
+
+/* ---- checked 64-bit arithmetic ---- */
+SK_INLINE bool sk_mul_overflows(int64_t a, int64_t b, int64_t *r) {
+    return __builtin_mul_overflow(a, b, r);
+}
+SK_INLINE bool sk_add_overflows(int64_t a, int64_t b, int64_t *r) {
+    return __builtin_add_overflow(a, b, r);
+}
+
+/* ---- float16 / bfloat16 (dtype.c has the out-of-line versions) ---- */
+SK_INLINE float sk_bf16_to_f32(uint16_t b) {
+    uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+SK_INLINE uint16_t sk_f32_to_bf16(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) /* NaN: keep sign, force quiet */
+        return (uint16_t)((u >> 16) | 0x0040u);
+    u += 0x7fffu + ((u >> 16) & 1u); /* round to nearest even */
+    return (uint16_t)(u >> 16);
+}
+float sk_f16_to_f32(uint16_t h);
+uint16_t sk_f32_to_f16(float f);
+
+/* ---- tensors and layouts (tensor.c, layout.c) ---- */
+/* Checks a tensor argument: not NULL, valid dtype, ndim, non-negative shape,
+ * CPU device, data not NULL when it has elements, byte extent fits. */
+sk_status sk_check_tensor(const char *op, const char *arg, const sk_tensor *t);
+/* Wraps a possibly negative axis into [0, ndim). */
+sk_status sk_wrap_axis(const char *op, const char *arg, int64_t axis, int32_t ndim,
+                       int32_t *wrapped);
+/* Checks that index is int32/int64. */
+sk_status sk_check_index_dtype(const char *op, const char *arg, const sk_tensor *index);
+/* Checks that t has dtype `dtype` (the dtype of x). */
+sk_status sk_check_same_dtype(const char *op, const char *arg, const sk_tensor *t,
+                              sk_dtype dtype);
+/* Checks out: shape == (ndim, shape), dtype, no internal overlap, and no
+ * overlap with any of `inputs` except that out may be exactly `alias`
+ * (the in-place form; alias may be NULL). */
+sk_status sk_check_out(const char *op, const sk_tensor *out, sk_dtype dtype, int32_t ndim,
+                       const int64_t *shape, const sk_tensor *alias,
+                       const sk_tensor *const *inputs, int ninputs);
+bool sk_same_layout(const sk_tensor *a, const sk_tensor *b);
+/* Formats a shape as "[2, 3]" into buf. */
+const char *sk_format_shape(char *buf, size_t size, int32_t ndim, const int64_t *shape);
+int64_t sk_numel(int32_t ndim, const int64_t *shape);
+/* Parses a reduce / mode value and rejects what the operator cannot do. */
+sk_status sk_check_reduce(const char *op, sk_reduce reduce, sk_dtype dtype);
+sk_status sk_check_mode(const char *op, sk_index_mode mode, bool scatter_type);
+sk_status sk_check_fill(const char *op, const sk_tensor *fill, sk_dtype dtype);
+
+/* Checks that src broadcasts to (ndim, shape). */
+sk_status sk_check_broadcast(const char *op, const char *arg, const sk_tensor *src, int32_t ndim,
+                             const int64_t *shape);
+/* Checks shared by every scatter-type operator: x, out present, reduce, mode. */
+sk_status sk_scatter_check_common(const char *op, const sk_tensor *x, sk_reduce reduce,
+                                  sk_index_mode mode, const sk_tensor *out);
+/* Wraps a tuple of distinct axes. */
+sk_status sk_wrap_axes(const char *op, const int32_t *axes, int32_t naxes, int32_t ndim,
+                       int32_t *wrapped);
+/* Size and stride of an axis; a 0-d tensor counts as one element on axis 0. */
+SK_INLINE int64_t sk_axis_size(const sk_tensor *t, int32_t axis) {
+    return t->ndim ? t->shape[axis] : 1;
+}
+SK_INLINE int64_t sk_axis_stride(const sk_tensor *t, int32_t axis) {
+    return t->ndim ? t->strides[axis] : 0;
+}
+/* Copies x into out (same shape); used by every scatter-type operator
+ * when out is not x. Assumes validated arguments. */
+void sk_copy_unchecked(const sk_tensor *src, sk_tensor *out, int nthreads);
+
+/* ---- threads (threads.c) ---- */
+int sk_threads_for(const sk_options *opts);
+/* Runs fn(ctx, tid, nthreads) for tid in [0, nthreads). Tasks must be
+ * independent: when the pool is busy they run one after another. */
+void sk_parallel_run(int nthreads, void (*fn)(void *ctx, int tid, int nthreads), void *ctx);
+/* Static partition of [0, n) among nthreads: thread tid gets [*lo, *hi). */
+SK_INLINE void sk_partition(int64_t n, int tid, int nthreads, int64_t *lo, int64_t *hi) {
+    int64_t q = n / nthreads, r = n % nthreads;
+    *lo = q * tid + (tid < r ? tid : r);
+    *hi = *lo + q + (tid < r ? 1 : 0);
+}
+/* How many threads are worth starting for `work` element operations. */
+int sk_threads_for_work(int nthreads, int64_t work);
+
+/* ---- index values (indexing.c) ---- */
+SK_INLINE int64_t sk_load_index(const void *base, bool is64, int64_t off) {
+    return is64 ? ((const int64_t *)base)[off] : (int64_t)((const int32_t *)base)[off];
+}
+/* Resolves index value v against an axis of size n: wraps [-n, -1], then
+ * clamps (CLIP) or reports invalid (false) for DROP/FILL. In ERROR mode the
+ * values were validated beforehand. */
+SK_INLINE bool sk_resolve_index(int64_t v, int64_t n, sk_index_mode mode, int64_t *out) {
+    if (v < 0) v += n;
+    if (SK_LIKELY((uint64_t)v < (uint64_t)n)) {
+        *out = v;
+        return true;
+    }
+    if (mode == SK_INDEX_MODE_CLIP && n > 0) {
+        *out = v < 0 ? 0 : n - 1;
+        return true;
+    }
+    return false;
+}
+/* Validates every value of `index` before anything is written (ERROR mode),
+ * and refuses CLIP into an empty axis. comp_dim < 0: all values address one
+ * axis (axes[0], sizes[0]); otherwise index dimension comp_dim selects the
+ * component k, which addresses axes[k] of size sizes[k]. */
+sk_status sk_validate_index(const char *op, const char *arg, const sk_tensor *index,
+                            int32_t comp_dim, const int32_t *axes, const int64_t *sizes,
+                            sk_index_mode mode, int nthreads);
+
+/* ---- access plans and the two engines (engine_*.c) ---- */
+#define SK_PLAN_MAX_DIMS (2 * SK_MAX_DIMS + 2)
+
+typedef struct sk_plan {
+    const char *op;
+    int ndim;                                   /* iteration space */
+    int64_t shape[SK_PLAN_MAX_DIMS];
+    int64_t dense_stride[SK_PLAN_MAX_DIMS];     /* gather: out;  scatter: src */
+    int64_t target_stride[SK_PLAN_MAX_DIMS];    /* gather: x;    scatter: out (direct dims) */
+    int64_t linear_stride[SK_PLAN_MAX_DIMS];    /* scatter: row-major linear stride of out */
+    int64_t index_stride[SK_PLAN_MAX_DIMS];     /* index tensor, in index elements */
+    int ncomp;                                  /* index components per position (0: none) */
+    int64_t comp_stride;                        /* index elements between components */
+    int64_t comp_size[SK_MAX_DIMS];             /* size of the axis each component addresses */
+    int64_t comp_target_stride[SK_MAX_DIMS];
+    int64_t comp_linear_stride[SK_MAX_DIMS];
+    char *dense;                                /* base pointers */
+    char *target;
+    const void *index;
+    bool index_is64;
+    sk_dtype dtype;
+    size_t elem_size;
+    sk_index_mode mode;
+    const void *fill;                           /* gather FILL: one element; NULL = zeros */
+    /* scatter only */
+    sk_reduce reduce;
+    bool include_self;
+    const sk_tensor *out;                       /* its shape/strides map linear index -> offset */
+} sk_plan;
+
+/* Starts a plan: zero strides, no components. */
+void sk_plan_init(sk_plan *p, const char *op, sk_dtype dtype);
+/* Appends an iteration dimension. */
+void sk_plan_add_dim(sk_plan *p, int64_t size, int64_t dense_stride, int64_t target_stride,
+                     int64_t linear_stride, int64_t index_stride);
+/* Drops size-1 dimensions and merges dimensions that are contiguous in every
+ * stride array at once. Keeps row-major order of the iteration. */
+void sk_plan_normalize(sk_plan *p);
+int64_t sk_plan_numel(const sk_plan *p);
+
+sk_status sk_run_gather(sk_plan *p, int nthreads);
+/* Copies copy_from into p->out first when it is not NULL (out != x), after
+ * every allocation has succeeded, so a failure leaves out untouched. */
+sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads);
+
+/* Row-major linear strides of a shape. */
+void sk_linear_strides(int32_t ndim, const int64_t *shape, int64_t *lin);
+
+#endif /* SK_INTERNAL_H */

@@ -1,0 +1,154 @@
+/* Output checks (shape, overlap) and access-plan construction. */
+#include "internal.h"
+
+#include <stdlib.h>
+
+bool sk_same_layout(const sk_tensor *a, const sk_tensor *b) {
+    if (a->data != b->data || a->dtype != b->dtype || a->ndim != b->ndim) return false;
+    for (int32_t d = 0; d < a->ndim; d++) {
+        if (a->shape[d] != b->shape[d]) return false;
+        if (a->shape[d] > 1 && a->strides[d] != b->strides[d]) return false;
+    }
+    return true;
+}
+
+/* Byte range [lo, hi) a non-empty tensor touches. */
+static void sk_byte_range(const sk_tensor *t, uintptr_t *lo, uintptr_t *hi) {
+    int64_t es = (int64_t)sk_dtype_size(t->dtype), neg = 0, pos = 0;
+    for (int32_t d = 0; d < t->ndim; d++) {
+        int64_t span = (t->shape[d] - 1) * t->strides[d];
+        if (span < 0) neg += span; else pos += span;
+    }
+    *lo = (uintptr_t)t->data + (uintptr_t)(neg * es);
+    *hi = (uintptr_t)t->data + (uintptr_t)(pos * es + es);
+}
+
+static bool sk_has_internal_overlap(const sk_tensor *t) {
+    int64_t stride[SK_MAX_DIMS], size[SK_MAX_DIMS];
+    int n = 0;
+    for (int32_t d = 0; d < t->ndim; d++) {
+        if (t->shape[d] <= 1) continue;
+        stride[n] = t->strides[d] < 0 ? -t->strides[d] : t->strides[d];
+        size[n++] = t->shape[d];
+    }
+    for (int i = 1; i < n; i++) /* insertion sort by stride, n <= SK_MAX_DIMS */
+        for (int j = i; j > 0 && stride[j] < stride[j - 1]; j--) {
+            int64_t a = stride[j]; stride[j] = stride[j - 1]; stride[j - 1] = a;
+            int64_t b = size[j]; size[j] = size[j - 1]; size[j - 1] = b;
+        }
+    /* Sufficient test: each stride steps past everything the smaller ones span. */
+    int64_t extent = 0;
+    for (int i = 0; i < n; i++) {
+        if (stride[i] <= extent) return true;
+        extent += (size[i] - 1) * stride[i];
+    }
+    return false;
+}
+
+sk_status sk_check_out(const char *op, const sk_tensor *out, sk_dtype dtype, int32_t ndim,
+                       const int64_t *shape, const sk_tensor *alias,
+                       const sk_tensor *const *inputs, int ninputs) {
+    sk_status st = sk_check_tensor(op, "out", out);
+    if (st) return st;
+    if (out->dtype != dtype)
+        return sk_fail(SK_STATUS_INVALID_DTYPE, "%s: out must have dtype %s, got %s", op,
+                       sk_dtype_name(dtype), sk_dtype_name(out->dtype));
+    bool same = out->ndim == ndim;
+    for (int32_t d = 0; same && d < ndim; d++) same = out->shape[d] == shape[d];
+    if (!same) {
+        char want[256], got[256];
+        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: out must have shape %s, got %s", op,
+                       sk_format_shape(want, sizeof want, ndim, shape),
+                       sk_format_shape(got, sizeof got, out->ndim, out->shape));
+    }
+    if (sk_tensor_numel(out) == 0) return SK_STATUS_OK;
+    if (sk_has_internal_overlap(out))
+        return sk_fail(SK_STATUS_OVERLAP,
+                       "%s: out has internal overlap (a zero or overlapping stride); it must be "
+                       "writable element by element",
+                       op);
+    uintptr_t olo, ohi;
+    sk_byte_range(out, &olo, &ohi);
+    for (int i = 0; i < ninputs; i++) {
+        const sk_tensor *in = inputs[i];
+        if (!in || sk_tensor_numel(in) == 0) continue;
+        if (alias && in == alias && sk_same_layout(out, alias)) continue;
+        uintptr_t lo, hi;
+        sk_byte_range(in, &lo, &hi);
+        if (lo < ohi && olo < hi) {
+            if (alias && in == alias)
+                return sk_fail(SK_STATUS_OVERLAP,
+                               "%s: out partly overlaps x; pass out=x exactly for the in-place "
+                               "form, or a separate out",
+                               op);
+            return sk_fail(SK_STATUS_OVERLAP, "%s: out overlaps input %d; use a separate out", op,
+                           i);
+        }
+    }
+    return SK_STATUS_OK;
+}
+
+void sk_linear_strides(int32_t ndim, const int64_t *shape, int64_t *lin) {
+    int64_t run = 1;
+    for (int32_t d = ndim - 1; d >= 0; d--) {
+        lin[d] = run;
+        run *= shape[d] > 0 ? shape[d] : 1;
+    }
+}
+
+void sk_plan_init(sk_plan *p, const char *op, sk_dtype dtype) {
+    memset(p, 0, sizeof *p);
+    p->op = op;
+    p->dtype = dtype;
+    p->elem_size = sk_dtype_size(dtype);
+}
+
+void sk_plan_add_dim(sk_plan *p, int64_t size, int64_t dense_stride, int64_t target_stride,
+                     int64_t linear_stride, int64_t index_stride) {
+    int d = p->ndim++;
+    p->shape[d] = size;
+    p->dense_stride[d] = dense_stride;
+    p->target_stride[d] = target_stride;
+    p->linear_stride[d] = linear_stride;
+    p->index_stride[d] = index_stride;
+}
+
+int64_t sk_plan_numel(const sk_plan *p) {
+    int64_t n = 1;
+    for (int d = 0; d < p->ndim; d++) n *= p->shape[d];
+    return n;
+}
+
+void sk_plan_normalize(sk_plan *p) {
+    int64_t *arrays[4] = {p->dense_stride, p->target_stride, p->linear_stride, p->index_stride};
+    if (sk_plan_numel(p) == 0) { /* nothing to iterate: one empty dimension says it all */
+        p->ndim = 1;
+        p->shape[0] = 0;
+        return;
+    }
+    int n = 0;
+    for (int d = 0; d < p->ndim; d++) {
+        if (p->shape[d] == 1) continue;
+        if (n > 0) {
+            /* merge d into the previous kept dimension when, in every stride
+             * array, stepping the outer one equals a full sweep of the inner */
+            bool merge = true;
+            for (int a = 0; a < 4 && merge; a++)
+                merge = arrays[a][n - 1] == arrays[a][d] * p->shape[d];
+            if (merge) {
+                p->shape[n - 1] *= p->shape[d];
+                for (int a = 0; a < 4; a++) arrays[a][n - 1] = arrays[a][d];
+                continue;
+            }
+        }
+        p->shape[n] = p->shape[d];
+        for (int a = 0; a < 4; a++) arrays[a][n] = arrays[a][d];
+        n++;
+    }
+    if (n == 0) { /* a single element */
+        n = 1;
+        p->shape[0] = 1;
+        for (int a = 0; a < 4; a++) arrays[a][0] = 0;
+    }
+    p->ndim = n;
+}

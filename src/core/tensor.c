@@ -1,0 +1,223 @@
+/* The tensor descriptor: construction, DLPack conversion, argument checks. */
+#include "internal.h"
+
+#include <stdio.h>
+
+int64_t sk_numel(int32_t ndim, const int64_t *shape) {
+    int64_t n = 1;
+    for (int32_t d = 0; d < ndim; d++)
+        if (shape[d] < 0 || sk_mul_overflows(n, shape[d], &n)) return -1;
+    return n;
+}
+
+int64_t sk_tensor_numel(const sk_tensor *t) {
+    if (!t || t->ndim < 0 || t->ndim > SK_MAX_DIMS) return -1;
+    return sk_numel(t->ndim, t->shape);
+}
+
+sk_status sk_tensor_init(sk_tensor *t, void *data, sk_dtype dtype, int32_t ndim,
+                         const int64_t *shape, const int64_t *strides) {
+    if (!t) return sk_fail(SK_STATUS_NULL_POINTER, "sk_tensor_init: t is NULL");
+    if (ndim < 0 || ndim > SK_MAX_DIMS)
+        return sk_fail(SK_STATUS_INVALID_SHAPE,
+                       "sk_tensor_init: ndim must be in [0, %d], got %d", SK_MAX_DIMS, (int)ndim);
+    if (ndim > 0 && !shape) return sk_fail(SK_STATUS_NULL_POINTER, "sk_tensor_init: shape is NULL");
+    memset(t, 0, sizeof *t);
+    t->data = data;
+    t->dtype = dtype;
+    t->ndim = ndim;
+    t->device_type = SK_DEVICE_CPU;
+    int64_t run = 1;
+    for (int32_t d = ndim - 1; d >= 0; d--) {
+        t->shape[d] = shape[d];
+        t->strides[d] = strides ? strides[d] : run;
+        if (shape[d] < 0)
+            return sk_fail(SK_STATUS_INVALID_SHAPE, "sk_tensor_init: shape[%d] = %lld is negative",
+                           (int)d, (long long)shape[d]);
+        if (sk_mul_overflows(run, shape[d] > 0 ? shape[d] : 1, &run))
+            return sk_fail(SK_STATUS_SIZE_OVERFLOW, "sk_tensor_init: shape is too large");
+    }
+    return SK_STATUS_OK;
+}
+
+/* The layout of DLPack's DLTensor (identical in DLPack 0.x and 1.x). */
+typedef struct {
+    void *data;
+    struct {
+        int32_t device_type;
+        int32_t device_id;
+    } device;
+    int32_t ndim;
+    struct {
+        uint8_t code;
+        uint8_t bits;
+        uint16_t lanes;
+    } dtype;
+    int64_t *shape;
+    int64_t *strides;
+    uint64_t byte_offset;
+} sk_dl_tensor;
+
+enum { SK_DL_INT = 0, SK_DL_UINT = 1, SK_DL_FLOAT = 2, SK_DL_BFLOAT = 4, SK_DL_BOOL = 6 };
+
+static bool sk_dtype_from_dl(uint8_t code, uint8_t bits, sk_dtype *out) {
+    switch (code) {
+    case SK_DL_BOOL: if (bits == 8) { *out = SK_DTYPE_BOOL; return true; } break;
+    case SK_DL_UINT: if (bits == 8) { *out = SK_DTYPE_UINT8; return true; } break;
+    case SK_DL_INT:
+        switch (bits) {
+        case 8: *out = SK_DTYPE_INT8; return true;
+        case 16: *out = SK_DTYPE_INT16; return true;
+        case 32: *out = SK_DTYPE_INT32; return true;
+        case 64: *out = SK_DTYPE_INT64; return true;
+        }
+        break;
+    case SK_DL_FLOAT:
+        switch (bits) {
+        case 16: *out = SK_DTYPE_FLOAT16; return true;
+        case 32: *out = SK_DTYPE_FLOAT32; return true;
+        case 64: *out = SK_DTYPE_FLOAT64; return true;
+        }
+        break;
+    case SK_DL_BFLOAT: if (bits == 16) { *out = SK_DTYPE_BFLOAT16; return true; } break;
+    }
+    return false;
+}
+
+sk_status sk_tensor_from_dlpack(const struct DLTensor *dlp, sk_tensor *t) {
+    const sk_dl_tensor *dl = (const sk_dl_tensor *)(const void *)dlp;
+    if (!dl || !t) return sk_fail(SK_STATUS_NULL_POINTER, "sk_tensor_from_dlpack: NULL argument");
+    if (dl->ndim < 0 || dl->ndim > SK_MAX_DIMS)
+        return sk_fail(SK_STATUS_INVALID_SHAPE,
+                       "sk_tensor_from_dlpack: ndim must be in [0, %d], got %d", SK_MAX_DIMS,
+                       (int)dl->ndim);
+    sk_dtype dtype;
+    if (dl->dtype.lanes != 1 || !sk_dtype_from_dl(dl->dtype.code, dl->dtype.bits, &dtype))
+        return sk_fail(SK_STATUS_INVALID_DTYPE,
+                       "sk_tensor_from_dlpack: unsupported DLPack dtype (code %u, bits %u, lanes %u)",
+                       dl->dtype.code, dl->dtype.bits, dl->dtype.lanes);
+    size_t es = sk_dtype_size(dtype);
+    if (dl->byte_offset % es != 0)
+        return sk_fail(SK_STATUS_INVALID_ARGUMENT,
+                       "sk_tensor_from_dlpack: byte_offset %llu is not a multiple of %zu",
+                       (unsigned long long)dl->byte_offset, es);
+    if (dl->ndim > 0 && !dl->shape)
+        return sk_fail(SK_STATUS_NULL_POINTER, "sk_tensor_from_dlpack: shape is NULL");
+    sk_status st = sk_tensor_init(t, dl->data ? (char *)dl->data + dl->byte_offset : NULL, dtype,
+                                  dl->ndim, dl->shape, dl->strides);
+    if (st != SK_STATUS_OK) return st;
+    t->device_type = dl->device.device_type;
+    t->device_id = dl->device.device_id;
+    return SK_STATUS_OK;
+}
+
+const char *sk_format_shape(char *buf, size_t size, int32_t ndim, const int64_t *shape) {
+    size_t n = 0;
+    n += (size_t)snprintf(buf + n, size - n, "[");
+    for (int32_t d = 0; d < ndim && n < size; d++)
+        n += (size_t)snprintf(buf + n, size - n, d ? ", %lld" : "%lld", (long long)shape[d]);
+    if (n < size) snprintf(buf + n, size - n, "]");
+    return buf;
+}
+
+sk_status sk_check_tensor(const char *op, const char *arg, const sk_tensor *t) {
+    if (!t) return sk_fail(SK_STATUS_NULL_POINTER, "%s: %s is NULL", op, arg);
+    if ((unsigned)t->dtype >= (unsigned)SK_DTYPE_COUNT)
+        return sk_fail(SK_STATUS_INVALID_DTYPE, "%s: %s has an invalid dtype (%d)", op, arg,
+                       (int)t->dtype);
+    if (t->ndim < 0 || t->ndim > SK_MAX_DIMS)
+        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: %s has %d dimensions; at most %d are supported",
+                       op, arg, (int)t->ndim, SK_MAX_DIMS);
+    if (t->device_type != SK_DEVICE_CPU)
+        return sk_fail(SK_STATUS_UNSUPPORTED_DEVICE,
+                       "%s: %s is on device type %d; this build supports the CPU only", op, arg,
+                       (int)t->device_type);
+    int64_t n = 1, extent = 0;
+    for (int32_t d = 0; d < t->ndim; d++) {
+        int64_t span;
+        if (t->shape[d] < 0)
+            return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: %s.shape[%d] = %lld is negative", op, arg,
+                           (int)d, (long long)t->shape[d]);
+        if (sk_mul_overflows(n, t->shape[d], &n))
+            return sk_fail(SK_STATUS_SIZE_OVERFLOW, "%s: %s has more elements than fit in 64 bits",
+                           op, arg);
+        if (t->shape[d] == 0) continue;
+        if (t->strides[d] == INT64_MIN ||
+            sk_mul_overflows(t->shape[d] - 1, t->strides[d] < 0 ? -t->strides[d] : t->strides[d],
+                             &span) ||
+            sk_add_overflows(extent, span, &extent))
+            return sk_fail(SK_STATUS_SIZE_OVERFLOW, "%s: the strides of %s overflow 64 bits", op, arg);
+    }
+    int64_t bytes;
+    if (sk_mul_overflows(extent + 1, (int64_t)sk_dtype_size(t->dtype), &bytes))
+        return sk_fail(SK_STATUS_SIZE_OVERFLOW, "%s: %s spans more bytes than fit in 64 bits", op, arg);
+    if (n > 0 && !t->data) return sk_fail(SK_STATUS_NULL_POINTER, "%s: %s.data is NULL", op, arg);
+    return SK_STATUS_OK;
+}
+
+sk_status sk_wrap_axis(const char *op, const char *arg, int64_t axis, int32_t ndim,
+                       int32_t *wrapped) {
+    int32_t n = ndim > 0 ? ndim : 1; /* a 0-d tensor accepts axis 0 and -1, as NumPy does */
+    if (axis < -(int64_t)n || axis >= n)
+        return sk_fail(SK_STATUS_INVALID_ARGUMENT,
+                       "%s: %s = %lld is out of range for a tensor of %d dimensions", op, arg,
+                       (long long)axis, (int)ndim);
+    *wrapped = (int32_t)(axis < 0 ? axis + n : axis);
+    return SK_STATUS_OK;
+}
+
+sk_status sk_check_index_dtype(const char *op, const char *arg, const sk_tensor *index) {
+    if (index->dtype != SK_DTYPE_INT32 && index->dtype != SK_DTYPE_INT64)
+        return sk_fail(SK_STATUS_INVALID_DTYPE, "%s: %s must be int32 or int64, got %s", op, arg,
+                       sk_dtype_name(index->dtype));
+    return SK_STATUS_OK;
+}
+
+sk_status sk_check_same_dtype(const char *op, const char *arg, const sk_tensor *t,
+                              sk_dtype dtype) {
+    if (t->dtype != dtype)
+        return sk_fail(SK_STATUS_INVALID_DTYPE, "%s: %s must have x's dtype %s, got %s", op, arg,
+                       sk_dtype_name(dtype), sk_dtype_name(t->dtype));
+    return SK_STATUS_OK;
+}
+
+sk_status sk_check_reduce(const char *op, sk_reduce reduce, sk_dtype dtype) {
+    if ((unsigned)reduce > (unsigned)SK_REDUCE_AMIN)
+        return sk_fail(SK_STATUS_INVALID_ARGUMENT,
+                       "%s: reduce must be none, sum, prod, mean, amax or amin, got %d", op,
+                       (int)reduce);
+    if (dtype == SK_DTYPE_BOOL &&
+        (reduce == SK_REDUCE_SUM || reduce == SK_REDUCE_PROD || reduce == SK_REDUCE_MEAN)) {
+        static const char *names[] = {"none", "sum", "prod", "mean", "amax", "amin"};
+        return sk_fail(SK_STATUS_INVALID_DTYPE,
+                       "%s: reduce=\"%s\" is not supported for bool (only assign, amax, amin)", op,
+                       names[reduce]);
+    }
+    return SK_STATUS_OK;
+}
+
+sk_status sk_check_mode(const char *op, sk_index_mode mode, bool scatter_type) {
+    switch (mode) {
+    case SK_INDEX_MODE_ERROR:
+    case SK_INDEX_MODE_CLIP: return SK_STATUS_OK;
+    case SK_INDEX_MODE_DROP:
+        if (scatter_type) return SK_STATUS_OK;
+        return sk_fail(SK_STATUS_INVALID_ARGUMENT,
+                       "%s: mode \"drop\" is for scatter-type operators; use error, clip or fill", op);
+    case SK_INDEX_MODE_FILL:
+        if (!scatter_type) return SK_STATUS_OK;
+        return sk_fail(SK_STATUS_INVALID_ARGUMENT,
+                       "%s: mode \"fill\" is for gather-type operators; use error, clip or drop", op);
+    }
+    return sk_fail(SK_STATUS_INVALID_ARGUMENT, "%s: mode must be error, clip, %s, got %d", op,
+                   scatter_type ? "drop" : "fill", (int)mode);
+}
+
+sk_status sk_check_fill(const char *op, const sk_tensor *fill, sk_dtype dtype) {
+    if (!fill) return SK_STATUS_OK;
+    sk_status st = sk_check_tensor(op, "fill_value", fill);
+    if (st) return st;
+    if (sk_tensor_numel(fill) != 1)
+        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: fill_value must have exactly one element", op);
+    return sk_check_same_dtype(op, "fill_value", fill, dtype);
+}

@@ -1,0 +1,140 @@
+/* A small thread pool and sk_parallel_run.
+ *
+ * Work is split statically by the caller (sk_partition), and every kernel is
+ * written so that the split never changes a result: that is what makes
+ * results bitwise identical for every thread count. So when the pool is busy
+ * (another thread of the application is inside a call), the tasks simply run
+ * one after another on the caller. */
+#define _GNU_SOURCE
+#include "internal.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define SK_POOL_MAX 256
+
+static atomic_int sk_num_threads_setting; /* 0: not set, use the default */
+
+static int sk_default_threads(void) {
+    const char *env = getenv("SCATTERKIT_NUM_THREADS");
+    if (env && *env) {
+        char *end;
+        long v = strtol(env, &end, 10);
+        if (*end == '\0' && v >= 1) return v > SK_POOL_MAX ? SK_POOL_MAX : (int)v;
+    }
+#ifdef CPU_COUNT
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int n = CPU_COUNT(&set);
+        if (n >= 1) return n > SK_POOL_MAX ? SK_POOL_MAX : n;
+    }
+#endif
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n >= 1 ? (n > SK_POOL_MAX ? SK_POOL_MAX : (int)n) : 1;
+}
+
+sk_status sk_set_num_threads(int32_t n) {
+    atomic_store(&sk_num_threads_setting, n < 1 ? 0 : (n > SK_POOL_MAX ? SK_POOL_MAX : n));
+    return SK_STATUS_OK;
+}
+
+int32_t sk_get_num_threads(void) {
+    int n = atomic_load(&sk_num_threads_setting);
+    return n > 0 ? n : sk_default_threads();
+}
+
+int sk_threads_for(const sk_options *opts) {
+    if (opts && opts->num_threads > 0)
+        return opts->num_threads > SK_POOL_MAX ? SK_POOL_MAX : opts->num_threads;
+    return sk_get_num_threads();
+}
+
+int sk_threads_for_work(int nthreads, int64_t work) {
+    /* below ~32k element operations a thread costs more than it saves */
+    const int64_t grain = 1 << 15;
+    int64_t useful = work / grain + 1;
+    return useful < nthreads ? (int)useful : nthreads;
+}
+
+static struct {
+    pthread_mutex_t lock;       /* guards everything below */
+    pthread_cond_t wake, done;
+    pthread_mutex_t busy;       /* held by the caller of a parallel run */
+    int nworkers;
+    unsigned long generation;
+    void (*fn)(void *, int, int);
+    void *ctx;
+    int nthreads;               /* of the current job */
+    int pending;                /* workers that have not finished the job */
+} sk_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER,
+             PTHREAD_MUTEX_INITIALIZER, 0, 0, NULL, NULL, 0, 0};
+
+static void *sk_worker(void *arg) {
+    int id = (int)(intptr_t)arg; /* worker id >= 1; tid 0 is the caller */
+    unsigned long seen = 0;
+    pthread_mutex_lock(&sk_pool.lock);
+    for (;;) {
+        while (sk_pool.generation == seen) pthread_cond_wait(&sk_pool.wake, &sk_pool.lock);
+        seen = sk_pool.generation;
+        if (id >= sk_pool.nthreads) continue; /* not needed for this job */
+        void (*fn)(void *, int, int) = sk_pool.fn;
+        void *ctx = sk_pool.ctx;
+        int n = sk_pool.nthreads;
+        pthread_mutex_unlock(&sk_pool.lock);
+        fn(ctx, id, n);
+        pthread_mutex_lock(&sk_pool.lock);
+        if (--sk_pool.pending == 0) pthread_cond_signal(&sk_pool.done);
+    }
+    return NULL;
+}
+
+/* Starts workers up to `want` (excluding the caller); returns how many exist. */
+static int sk_pool_grow(int want) {
+    while (sk_pool.nworkers < want) {
+        pthread_t th;
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int rc = pthread_create(&th, &attr, sk_worker, (void *)(intptr_t)(sk_pool.nworkers + 1));
+        pthread_attr_destroy(&attr);
+        if (rc != 0) break;
+        sk_pool.nworkers++;
+    }
+    return sk_pool.nworkers;
+}
+
+void sk_parallel_run(int nthreads, void (*fn)(void *ctx, int tid, int nthreads), void *ctx) {
+    if (nthreads <= 1) {
+        fn(ctx, 0, 1);
+        return;
+    }
+    if (pthread_mutex_trylock(&sk_pool.busy) != 0) {
+        for (int t = 0; t < nthreads; t++) fn(ctx, t, nthreads);
+        return;
+    }
+    pthread_mutex_lock(&sk_pool.lock);
+    int have = sk_pool_grow(nthreads - 1);
+    if (have < nthreads - 1) { /* could not start threads: run the rest here */
+        pthread_mutex_unlock(&sk_pool.lock);
+        pthread_mutex_unlock(&sk_pool.busy);
+        for (int t = 0; t < nthreads; t++) fn(ctx, t, nthreads);
+        return;
+    }
+    sk_pool.fn = fn;
+    sk_pool.ctx = ctx;
+    sk_pool.nthreads = nthreads;
+    sk_pool.pending = nthreads - 1;
+    sk_pool.generation++;
+    pthread_cond_broadcast(&sk_pool.wake);
+    pthread_mutex_unlock(&sk_pool.lock);
+
+    fn(ctx, 0, nthreads);
+
+    pthread_mutex_lock(&sk_pool.lock);
+    while (sk_pool.pending > 0) pthread_cond_wait(&sk_pool.done, &sk_pool.lock);
+    pthread_mutex_unlock(&sk_pool.lock);
+    pthread_mutex_unlock(&sk_pool.busy);
+}

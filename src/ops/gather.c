@@ -1,0 +1,136 @@
+/* gather along one axis (GatherElements, torch.gather, take_along_axis) and
+ * along a tuple of axes (CINN gather_nd with dims). */
+#include "core/internal.h"
+
+sk_status sk_wrap_axes(const char *op, const int32_t *axes, int32_t naxes, int32_t ndim,
+                       int32_t *wrapped) {
+    if (naxes < 1 || naxes > SK_MAX_DIMS || !axes)
+        return sk_fail(SK_STATUS_INVALID_ARGUMENT, "%s: axis must name 1 to %d axes, got %d", op,
+                       SK_MAX_DIMS, (int)naxes);
+    for (int32_t k = 0; k < naxes; k++) {
+        sk_status st = sk_wrap_axis(op, "axis", axes[k], ndim, &wrapped[k]);
+        if (st) return st;
+        for (int32_t j = 0; j < k; j++)
+            if (wrapped[j] == wrapped[k])
+                return sk_fail(SK_STATUS_INVALID_ARGUMENT, "%s: axis names axis %d twice", op,
+                               (int)wrapped[k]);
+    }
+    return SK_STATUS_OK;
+}
+
+static sk_status sk_gather_check_inputs(const char *op, const sk_tensor *x, const sk_tensor *index,
+                                        sk_index_mode mode, const sk_tensor *fill) {
+    sk_status st;
+    if ((st = sk_check_tensor(op, "x", x))) return st;
+    if ((st = sk_check_tensor(op, "index", index))) return st;
+    if ((st = sk_check_index_dtype(op, "index", index))) return st;
+    if ((st = sk_check_mode(op, mode, false))) return st;
+    return sk_check_fill(op, fill, x->dtype);
+}
+
+/* Shared by gather and gather_axes: `naxes` axes, index carries a trailing
+ * component dimension when `has_comp_dim`. */
+static sk_status sk_gather_shape_impl(const char *op, const sk_tensor *x, const sk_tensor *index,
+                                      const int32_t *axes, int32_t naxes, bool has_comp_dim,
+                                      int32_t *wrapped, int32_t *out_ndim, int64_t *out_shape) {
+    sk_status st;
+    if ((st = sk_check_tensor(op, "x", x))) return st;
+    if ((st = sk_check_tensor(op, "index", index))) return st;
+    if (!has_comp_dim) {
+        if ((st = sk_wrap_axis(op, "axis", axes[0], x->ndim, wrapped))) return st;
+    } else if ((st = sk_wrap_axes(op, axes, naxes, x->ndim, wrapped))) {
+        return st;
+    }
+    int32_t want = x->ndim + (has_comp_dim ? 1 : 0);
+    if (index->ndim != want)
+        return sk_fail(SK_STATUS_INVALID_SHAPE,
+                       "%s: index must have %d dimensions (x has %d%s), got %d", op, (int)want,
+                       (int)x->ndim, has_comp_dim ? ", plus one for the axes" : "",
+                       (int)index->ndim);
+    if (has_comp_dim && index->shape[x->ndim] != naxes)
+        return sk_fail(SK_STATUS_INVALID_SHAPE,
+                       "%s: the last dimension of index must be %d (one per axis), got %lld", op,
+                       (int)naxes, (long long)index->shape[x->ndim]);
+    for (int32_t d = 0; d < x->ndim; d++) {
+        bool indexed = false;
+        for (int32_t k = 0; k < naxes; k++) indexed |= wrapped[k] == d;
+        if (!indexed && index->shape[d] > x->shape[d])
+            return sk_fail(SK_STATUS_INVALID_SHAPE,
+                           "%s: index.shape[%d] = %lld exceeds x.shape[%d] = %lld", op, (int)d,
+                           (long long)index->shape[d], (int)d, (long long)x->shape[d]);
+        out_shape[d] = index->shape[d];
+    }
+    *out_ndim = x->ndim;
+    return SK_STATUS_OK;
+}
+
+static sk_status sk_gather_impl(const char *op, const sk_tensor *x, const sk_tensor *index,
+                                const int32_t *axes, int32_t naxes, bool has_comp_dim,
+                                sk_index_mode mode, const sk_tensor *fill, sk_tensor *out,
+                                const sk_options *opts) {
+    sk_status st;
+    int32_t wrapped[SK_MAX_DIMS], ndim;
+    int64_t shape[SK_MAX_DIMS], sizes[SK_MAX_DIMS];
+    if ((st = sk_gather_check_inputs(op, x, index, mode, fill))) return st;
+    if ((st = sk_gather_shape_impl(op, x, index, axes, naxes, has_comp_dim, wrapped, &ndim, shape)))
+        return st;
+    const sk_tensor *inputs[] = {x, index, fill};
+    if ((st = sk_check_out(op, out, x->dtype, ndim, shape, NULL, inputs, 3))) return st;
+    for (int32_t k = 0; k < naxes; k++) sizes[k] = sk_axis_size(x, wrapped[k]);
+    int nthreads = sk_threads_for(opts);
+    if ((st = sk_validate_index(op, "index", index, has_comp_dim ? x->ndim : -1, wrapped, sizes,
+                                mode, nthreads)))
+        return st;
+
+    sk_plan p;
+    sk_plan_init(&p, op, x->dtype);
+    for (int32_t d = 0; d < ndim; d++) {
+        bool indexed = false;
+        for (int32_t k = 0; k < naxes; k++) indexed |= wrapped[k] == d;
+        sk_plan_add_dim(&p, shape[d], out->strides[d], indexed ? 0 : x->strides[d], 0,
+                        index->strides[d]);
+    }
+    p.ncomp = naxes;
+    p.comp_stride = has_comp_dim ? index->strides[x->ndim] : 0;
+    for (int32_t k = 0; k < naxes; k++) {
+        p.comp_size[k] = sizes[k];
+        p.comp_target_stride[k] = sk_axis_stride(x, wrapped[k]);
+    }
+    p.dense = out->data;
+    p.target = x->data;
+    p.index = index->data;
+    p.index_is64 = index->dtype == SK_DTYPE_INT64;
+    p.mode = mode;
+    p.fill = fill ? fill->data : NULL;
+    return sk_run_gather(&p, nthreads);
+}
+
+sk_status sk_gather_shape(const sk_tensor *x, const sk_tensor *index, int32_t axis,
+                          int32_t *out_ndim, int64_t *out_shape) {
+    int32_t wrapped;
+    if (!out_ndim || !out_shape)
+        return sk_fail(SK_STATUS_NULL_POINTER, "gather: out_ndim and out_shape must not be NULL");
+    return sk_gather_shape_impl("gather", x, index, &axis, 1, false, &wrapped, out_ndim, out_shape);
+}
+
+sk_status sk_gather(const sk_tensor *x, const sk_tensor *index, int32_t axis, sk_index_mode mode,
+                    const sk_tensor *fill_value, sk_tensor *out, const sk_options *opts) {
+    return sk_gather_impl("gather", x, index, &axis, 1, false, mode, fill_value, out, opts);
+}
+
+sk_status sk_gather_axes_shape(const sk_tensor *x, const sk_tensor *index, const int32_t *axes,
+                               int32_t naxes, int32_t *out_ndim, int64_t *out_shape) {
+    int32_t wrapped[SK_MAX_DIMS];
+    if (!out_ndim || !out_shape)
+        return sk_fail(SK_STATUS_NULL_POINTER, "gather: out_ndim and out_shape must not be NULL");
+    return sk_gather_shape_impl("gather", x, index, axes, naxes, true, wrapped, out_ndim, out_shape);
+}
+
+sk_status sk_gather_axes(const sk_tensor *x, const sk_tensor *index, const int32_t *axes,
+                         int32_t naxes, sk_index_mode mode, const sk_tensor *fill_value,
+                         sk_tensor *out, const sk_options *opts) {
+    int32_t wrapped[SK_MAX_DIMS];
+    if (!axes || naxes < 1 || naxes > SK_MAX_DIMS)
+        return sk_wrap_axes("gather", axes, naxes, 0, wrapped);
+    return sk_gather_impl("gather", x, index, axes, naxes, true, mode, fill_value, out, opts);
+}

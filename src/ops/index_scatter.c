@@ -1,0 +1,72 @@
+/* index_scatter (torch.index_copy/index_add/index_reduce, Paddle scatter):
+ * the slice updates[..., i, ...] is reduced into out[..., index[i], ...]. */
+#include "core/internal.h"
+
+sk_status sk_index_scatter(const sk_tensor *x, const sk_tensor *index, const sk_tensor *updates,
+                           int32_t axis, sk_reduce reduce, bool include_self, sk_index_mode mode,
+                           sk_tensor *out, const sk_options *opts) {
+    const char *op = "index_scatter";
+    sk_status st;
+    int32_t ax;
+    int64_t lin[SK_MAX_DIMS], want[SK_MAX_DIMS];
+    if ((st = sk_scatter_check_common(op, x, reduce, mode, out))) return st;
+    if ((st = sk_check_tensor(op, "index", index))) return st;
+    if ((st = sk_check_index_dtype(op, "index", index))) return st;
+    if ((st = sk_check_tensor(op, "updates", updates))) return st;
+    if ((st = sk_check_same_dtype(op, "updates", updates, x->dtype))) return st;
+    if ((st = sk_wrap_axis(op, "axis", axis, x->ndim, &ax))) return st;
+    if (index->ndim > 1)
+        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: index must be 1-d or 0-d, got %d dimensions",
+                       op, (int)index->ndim);
+    /* updates.shape: x.shape with axis replaced by L, or removed for a 0-d index */
+    int32_t nw = 0;
+    for (int32_t d = 0; d < x->ndim; d++) {
+        if (d == ax) {
+            if (index->ndim == 1) want[nw++] = index->shape[0];
+        } else {
+            want[nw++] = x->shape[d];
+        }
+    }
+    bool same = updates->ndim == nw;
+    for (int32_t d = 0; same && d < nw; d++) same = updates->shape[d] == want[d];
+    if (!same) {
+        char a[256], b[256];
+        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: updates must have shape %s, got %s", op,
+                       sk_format_shape(a, sizeof a, nw, want),
+                       sk_format_shape(b, sizeof b, updates->ndim, updates->shape));
+    }
+    const sk_tensor *inputs[] = {x, index, updates};
+    if ((st = sk_check_out(op, out, x->dtype, x->ndim, x->shape, x, inputs, 3))) return st;
+    int64_t n = sk_axis_size(x, ax);
+    int nthreads = sk_threads_for(opts);
+    if ((st = sk_validate_index(op, "index", index, -1, &ax, &n, mode, nthreads))) return st;
+
+    sk_linear_strides(x->ndim, x->shape, lin);
+    sk_plan p;
+    sk_plan_init(&p, op, x->dtype);
+    int32_t u = 0;
+    for (int32_t d = 0; d < x->ndim; d++) {
+        if (d == ax) {
+            if (index->ndim == 1) {
+                sk_plan_add_dim(&p, index->shape[0], updates->strides[u], 0, 0, index->strides[0]);
+                u++;
+            }
+        } else {
+            sk_plan_add_dim(&p, x->shape[d], updates->strides[u], out->strides[d], lin[d], 0);
+            u++;
+        }
+    }
+    p.ncomp = 1;
+    p.comp_size[0] = n;
+    p.comp_target_stride[0] = sk_axis_stride(out, ax);
+    p.comp_linear_stride[0] = x->ndim ? lin[ax] : 0;
+    p.dense = updates->data;
+    p.target = out->data;
+    p.index = index->data;
+    p.index_is64 = index->dtype == SK_DTYPE_INT64;
+    p.mode = mode;
+    p.reduce = reduce;
+    p.include_self = include_self;
+    p.out = out;
+    return sk_run_scatter(&p, sk_same_layout(out, x) ? NULL : x, nthreads);
+}

@@ -1,0 +1,110 @@
+/* scatter along one axis (ScatterElements, torch.scatter/scatter_reduce,
+ * put_along_axis) and along a tuple of axes (CINN scatter_nd with dims). */
+#include "core/internal.h"
+
+/* Checks shared by every scatter-type operator: x, out, reduce, mode. */
+sk_status sk_scatter_check_common(const char *op, const sk_tensor *x, sk_reduce reduce,
+                                  sk_index_mode mode, const sk_tensor *out) {
+    sk_status st;
+    if ((st = sk_check_tensor(op, "x", x))) return st;
+    if (!out) return sk_fail(SK_STATUS_NULL_POINTER, "%s: out is NULL (pass x for in place)", op);
+    if ((st = sk_check_reduce(op, reduce, x->dtype))) return st;
+    return sk_check_mode(op, mode, true);
+}
+
+static sk_status sk_scatter_impl(const char *op, const sk_tensor *x, const sk_tensor *index,
+                                 const sk_tensor *src, const int32_t *axes, int32_t naxes,
+                                 bool has_comp_dim, sk_reduce reduce, bool include_self,
+                                 sk_index_mode mode, sk_tensor *out, const sk_options *opts) {
+    sk_status st;
+    int32_t wrapped[SK_MAX_DIMS];
+    int64_t sizes[SK_MAX_DIMS], lin[SK_MAX_DIMS];
+    if ((st = sk_scatter_check_common(op, x, reduce, mode, out))) return st;
+    if ((st = sk_check_tensor(op, "index", index))) return st;
+    if ((st = sk_check_index_dtype(op, "index", index))) return st;
+    if ((st = sk_check_tensor(op, "src", src))) return st;
+    if ((st = sk_check_same_dtype(op, "src", src, x->dtype))) return st;
+    if (!has_comp_dim) {
+        if ((st = sk_wrap_axis(op, "axis", axes[0], x->ndim, wrapped))) return st;
+    } else if ((st = sk_wrap_axes(op, axes, naxes, x->ndim, wrapped))) {
+        return st;
+    }
+    int32_t want = x->ndim + (has_comp_dim ? 1 : 0);
+    if (index->ndim != want)
+        return sk_fail(SK_STATUS_INVALID_SHAPE,
+                       "%s: index must have %d dimensions (x has %d%s), got %d", op, (int)want,
+                       (int)x->ndim, has_comp_dim ? ", plus one for the axes" : "",
+                       (int)index->ndim);
+    if (has_comp_dim && index->shape[x->ndim] != naxes)
+        return sk_fail(SK_STATUS_INVALID_SHAPE,
+                       "%s: the last dimension of index must be %d (one per axis), got %lld", op,
+                       (int)naxes, (long long)index->shape[x->ndim]);
+    if (src->ndim != x->ndim)
+        return sk_fail(SK_STATUS_INVALID_SHAPE,
+                       "%s: src must have %d dimensions like x, got %d (a scalar src is "
+                       "broadcast with zero strides)",
+                       op, (int)x->ndim, (int)src->ndim);
+    for (int32_t d = 0; d < x->ndim; d++) {
+        bool indexed = false;
+        for (int32_t k = 0; k < naxes; k++) indexed |= wrapped[k] == d;
+        if (!indexed && index->shape[d] > x->shape[d])
+            return sk_fail(SK_STATUS_INVALID_SHAPE,
+                           "%s: index.shape[%d] = %lld exceeds x.shape[%d] = %lld", op, (int)d,
+                           (long long)index->shape[d], (int)d, (long long)x->shape[d]);
+        if (src->shape[d] < index->shape[d])
+            return sk_fail(SK_STATUS_INVALID_SHAPE,
+                           "%s: src.shape[%d] = %lld is smaller than index.shape[%d] = %lld", op,
+                           (int)d, (long long)src->shape[d], (int)d, (long long)index->shape[d]);
+    }
+    const sk_tensor *inputs[] = {x, index, src};
+    if ((st = sk_check_out(op, out, x->dtype, x->ndim, x->shape, x, inputs, 3))) return st;
+    for (int32_t k = 0; k < naxes; k++) sizes[k] = sk_axis_size(x, wrapped[k]);
+    int nthreads = sk_threads_for(opts);
+    if ((st = sk_validate_index(op, "index", index, has_comp_dim ? x->ndim : -1, wrapped, sizes,
+                                mode, nthreads)))
+        return st;
+
+    sk_linear_strides(x->ndim, x->shape, lin);
+    sk_plan p;
+    sk_plan_init(&p, op, x->dtype);
+    int32_t idx_ndim = x->ndim; /* iterate the index block (without the component dim) */
+    for (int32_t d = 0; d < idx_ndim; d++) {
+        bool indexed = false;
+        for (int32_t k = 0; k < naxes; k++) indexed |= wrapped[k] == d;
+        sk_plan_add_dim(&p, index->shape[d], src->strides[d], indexed ? 0 : out->strides[d],
+                        indexed ? 0 : lin[d], index->strides[d]);
+    }
+    p.ncomp = naxes;
+    p.comp_stride = has_comp_dim ? index->strides[x->ndim] : 0;
+    for (int32_t k = 0; k < naxes; k++) {
+        p.comp_size[k] = sizes[k];
+        p.comp_target_stride[k] = sk_axis_stride(out, wrapped[k]);
+        p.comp_linear_stride[k] = x->ndim ? lin[wrapped[k]] : 0;
+    }
+    p.dense = src->data;
+    p.target = out->data;
+    p.index = index->data;
+    p.index_is64 = index->dtype == SK_DTYPE_INT64;
+    p.mode = mode;
+    p.reduce = reduce;
+    p.include_self = include_self;
+    p.out = out;
+    return sk_run_scatter(&p, sk_same_layout(out, x) ? NULL : x, nthreads);
+}
+
+sk_status sk_scatter(const sk_tensor *x, const sk_tensor *index, const sk_tensor *src, int32_t axis,
+                     sk_reduce reduce, bool include_self, sk_index_mode mode, sk_tensor *out,
+                     const sk_options *opts) {
+    return sk_scatter_impl("scatter", x, index, src, &axis, 1, false, reduce, include_self, mode,
+                           out, opts);
+}
+
+sk_status sk_scatter_axes(const sk_tensor *x, const sk_tensor *index, const sk_tensor *src,
+                          const int32_t *axes, int32_t naxes, sk_reduce reduce, bool include_self,
+                          sk_index_mode mode, sk_tensor *out, const sk_options *opts) {
+    int32_t wrapped[SK_MAX_DIMS];
+    if (!axes || naxes < 1 || naxes > SK_MAX_DIMS)
+        return sk_wrap_axes("scatter", axes, naxes, 0, wrapped);
+    return sk_scatter_impl("scatter", x, index, src, axes, naxes, true, reduce, include_self, mode,
+                           out, opts);
+}
