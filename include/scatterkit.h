@@ -285,6 +285,90 @@ SK_API sk_status sk_tensor_scatter(const sk_tensor *cache, const sk_tensor *upda
                                    sk_tensor_scatter_mode mode, sk_tensor *out,
                                    const sk_options *opts);
 
+
+/* ------------------------------------------------------------------------ */
+/* Backward (floating dtypes: float16, bfloat16, float32, float64)          */
+/*                                                                          */
+/* Given the gradient of the forward result (grad_out, the forward out's    */
+/* shape) these compute the gradients of the inputs. Gradient outputs are   */
+/* caller-allocated with the shape of the input they belong to; any of them */
+/* may be NULL to skip it. 16-bit types compute in float32 (or wider) and   */
+/* round once. Rules (SPEC section 7):                                      */
+/* - gather-type: grad_x is the scatter-sum of grad_out (positions written  */
+/*   with the fill value, and clipped positions' originals, get nothing     */
+/*   beyond what the resolved index says).                                  */
+/* - scatter-type: assign gives the gradient to the winning (last) update   */
+/*   only and none to the overwritten x element; sum passes it through;     */
+/*   mean divides by the count (+1 with include_self); prod multiplies by   */
+/*   the product of the other contributors, exact with zeros; amax/amin     */
+/*   split it evenly among all contributors equal to the result, x included */
+/*   when include_self. src/updates elements that were not read, or were    */
+/*   dropped, get zero. A target that received no update passes grad_out to */
+/*   grad_x; with include_self == false a touched target gives x nothing.   */
+/* The forward result `out` is needed by prod, amax and amin.               */
+/* ------------------------------------------------------------------------ */
+SK_API sk_status sk_gather_backward(const sk_tensor *grad_out, const sk_tensor *index,
+                                    int32_t axis, sk_index_mode mode, sk_tensor *grad_x,
+                                    const sk_options *opts);
+SK_API sk_status sk_gather_axes_backward(const sk_tensor *grad_out, const sk_tensor *index,
+                                         const int32_t *axes, int32_t naxes, sk_index_mode mode,
+                                         sk_tensor *grad_x, const sk_options *opts);
+SK_API sk_status sk_index_select_backward(const sk_tensor *grad_out, const sk_tensor *index,
+                                          int32_t axis, sk_index_mode mode, sk_tensor *grad_x,
+                                          const sk_options *opts);
+SK_API sk_status sk_gather_nd_backward(const sk_tensor *grad_out, const sk_tensor *index,
+                                       int32_t batch_dims, sk_index_mode mode, sk_tensor *grad_x,
+                                       const sk_options *opts);
+/* grad_x has x's shape; when x was broadcast against mask, the gradient is
+ * summed over the broadcast dimensions. */
+SK_API sk_status sk_masked_select_backward(const sk_tensor *grad_out, const sk_tensor *mask,
+                                           sk_tensor *grad_x, const sk_options *opts);
+
+SK_API sk_status sk_scatter_backward(const sk_tensor *x, const sk_tensor *index,
+                                     const sk_tensor *src, int32_t axis, sk_reduce reduce,
+                                     bool include_self, sk_index_mode mode, const sk_tensor *out,
+                                     const sk_tensor *grad_out, sk_tensor *grad_x,
+                                     sk_tensor *grad_src, const sk_options *opts);
+SK_API sk_status sk_scatter_axes_backward(const sk_tensor *x, const sk_tensor *index,
+                                          const sk_tensor *src, const int32_t *axes,
+                                          int32_t naxes, sk_reduce reduce, bool include_self,
+                                          sk_index_mode mode, const sk_tensor *out,
+                                          const sk_tensor *grad_out, sk_tensor *grad_x,
+                                          sk_tensor *grad_src, const sk_options *opts);
+SK_API sk_status sk_index_scatter_backward(const sk_tensor *x, const sk_tensor *index,
+                                           const sk_tensor *updates, int32_t axis,
+                                           sk_reduce reduce, bool include_self,
+                                           sk_index_mode mode, const sk_tensor *out,
+                                           const sk_tensor *grad_out, sk_tensor *grad_x,
+                                           sk_tensor *grad_updates, const sk_options *opts);
+SK_API sk_status sk_scatter_nd_backward(const sk_tensor *x, const sk_tensor *index,
+                                        const sk_tensor *updates, sk_reduce reduce,
+                                        sk_index_mode mode, const sk_tensor *out,
+                                        const sk_tensor *grad_out, sk_tensor *grad_x,
+                                        sk_tensor *grad_updates, const sk_options *opts);
+/* grad_src has src's shape: broadcast dimensions of src are summed over. */
+SK_API sk_status sk_slice_scatter_backward(const sk_tensor *grad_out, int32_t naxes,
+                                           const int32_t *axes, const int64_t *starts,
+                                           const int64_t *stops, const int64_t *steps,
+                                           sk_tensor *grad_x, sk_tensor *grad_src,
+                                           const sk_options *opts);
+SK_API sk_status sk_diagonal_scatter_backward(const sk_tensor *grad_out, int64_t offset,
+                                              int32_t axis1, int32_t axis2, sk_tensor *grad_x,
+                                              sk_tensor *grad_src, const sk_options *opts);
+SK_API sk_status sk_select_scatter_backward(const sk_tensor *grad_out, int32_t axis,
+                                            int64_t index, sk_tensor *grad_x,
+                                            sk_tensor *grad_src, const sk_options *opts);
+/* grad_source has source's shape: element k (row-major) gets grad_out at the
+ * k-th True position; elements beyond the number of True positions get 0. */
+SK_API sk_status sk_masked_scatter_backward(const sk_tensor *grad_out, const sk_tensor *mask,
+                                            sk_tensor *grad_x, sk_tensor *grad_source,
+                                            const sk_options *opts);
+/* grad_update elements that a later circular write overwrote get 0. */
+SK_API sk_status sk_tensor_scatter_backward(const sk_tensor *grad_out,
+                                            const sk_tensor *write_indices, int32_t axis,
+                                            sk_tensor_scatter_mode mode, sk_tensor *grad_cache,
+                                            sk_tensor *grad_update, const sk_options *opts);
+
 #ifdef __cplusplus
 }
 #endif

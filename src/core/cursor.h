@@ -6,12 +6,12 @@
 
 typedef struct {
     int64_t coord[SK_PLAN_MAX_DIMS];
-    int64_t dense, target, linear, index; /* offsets of the current position */
+    int64_t dense, target, linear, index, aux; /* offsets of the current position */
 } sk_cursor;
 
 /* Puts the cursor at row-major position pos. */
 SK_INLINE void sk_cursor_seek(const sk_plan *p, sk_cursor *c, int64_t pos) {
-    c->dense = c->target = c->linear = c->index = 0;
+    c->dense = c->target = c->linear = c->index = c->aux = 0;
     for (int d = p->ndim - 1; d >= 0; d--) {
         int64_t i = pos % p->shape[d];
         pos /= p->shape[d];
@@ -20,6 +20,7 @@ SK_INLINE void sk_cursor_seek(const sk_plan *p, sk_cursor *c, int64_t pos) {
         c->target += i * p->target_stride[d];
         c->linear += i * p->linear_stride[d];
         c->index += i * p->index_stride[d];
+        c->aux += i * p->aux_stride[d];
     }
 }
 
@@ -37,12 +38,14 @@ SK_INLINE void sk_cursor_advance(const sk_plan *p, sk_cursor *c, int64_t run) {
     c->target += run * p->target_stride[d];
     c->linear += run * p->linear_stride[d];
     c->index += run * p->index_stride[d];
+    c->aux += run * p->aux_stride[d];
     while (d > 0 && c->coord[d] == p->shape[d]) {
         int64_t n = p->shape[d];
         c->dense -= n * p->dense_stride[d];
         c->target -= n * p->target_stride[d];
         c->linear -= n * p->linear_stride[d];
         c->index -= n * p->index_stride[d];
+        c->aux -= n * p->aux_stride[d];
         c->coord[d] = 0;
         d--;
         c->coord[d]++;
@@ -50,6 +53,7 @@ SK_INLINE void sk_cursor_advance(const sk_plan *p, sk_cursor *c, int64_t run) {
         c->target += p->target_stride[d];
         c->linear += p->linear_stride[d];
         c->index += p->index_stride[d];
+        c->aux += p->aux_stride[d];
     }
 }
 

@@ -82,7 +82,12 @@ sk_status sk_check_broadcast(const char *op, const char *arg, const sk_tensor *s
                              const int64_t *shape);
 /* Checks shared by every scatter-type operator: x, out present, reduce, mode. */
 sk_status sk_scatter_check_common(const char *op, const sk_tensor *x, sk_reduce reduce,
-                                  sk_index_mode mode, const sk_tensor *out);
+                                  sk_index_mode mode, const sk_tensor *out, bool backward);
+/* The gradient tensors of a scatter-type backward call. */
+typedef struct {
+    const sk_tensor *grad_out;
+    sk_tensor *grad_x, *grad_src;
+} sk_backward_args;
 /* Wraps a tuple of distinct axes. */
 sk_status sk_wrap_axes(const char *op, const int32_t *axes, int32_t naxes, int32_t ndim,
                        int32_t *wrapped);
@@ -149,6 +154,7 @@ typedef struct sk_plan {
     int64_t target_stride[SK_PLAN_MAX_DIMS];    /* gather: x;    scatter: out (direct dims) */
     int64_t linear_stride[SK_PLAN_MAX_DIMS];    /* scatter: row-major linear stride of out */
     int64_t index_stride[SK_PLAN_MAX_DIMS];     /* index tensor, in index elements */
+    int64_t aux_stride[SK_PLAN_MAX_DIMS];       /* scatter backward: grad_src */
     int ncomp;                                  /* index components per position (0: none) */
     int64_t comp_stride;                        /* index elements between components */
     int64_t comp_size[SK_MAX_DIMS];             /* size of the axis each component addresses */
@@ -179,9 +185,43 @@ void sk_plan_normalize(sk_plan *p);
 int64_t sk_plan_numel(const sk_plan *p);
 
 sk_status sk_run_gather(sk_plan *p, int nthreads);
+
+/* Scatter backward (engine_scatter_backward.c). p is the forward plan with
+ * linear strides, dense = src, aux_stride = grad_src's strides. x and out are
+ * the forward input and result (x's shape), grad_out the result's gradient.
+ * grad_x / grad_src may be NULL. Arguments are validated by the caller. */
+sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tensor *out,
+                                  const sk_tensor *grad_out, sk_tensor *grad_x,
+                                  sk_tensor *grad_src, int nthreads);
+/* Checks the tensors of a scatter-type backward: out (forward result, needed
+ * for prod/amax/amin) and grad_out with x's shape and dtype, grad_x with x's
+ * shape, grad_src with src's shape, floating dtype, no overlaps. */
+sk_status sk_check_scatter_backward_args(const char *op, const sk_tensor *x, const sk_tensor *src,
+                                         const sk_tensor *index, sk_reduce reduce,
+                                         const sk_tensor *out, const sk_tensor *grad_out,
+                                         const sk_tensor *grad_x, const sk_tensor *grad_src);
 /* Copies copy_from into p->out first when it is not NULL (out != x), after
  * every allocation has succeeded, so a failure leaves out untouched. */
 sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads);
+
+/* ---- backward helpers (backward.c) ---- */
+/* grad_x: floating dtype, writable, not overlapping grad_out or index;
+ * grad_out: grad_x's dtype and the forward result's shape (ndim, shape). */
+sk_status sk_check_backward_args(const char *op, const sk_tensor *grad_out, int32_t ndim,
+                                 const int64_t *shape, const sk_tensor *grad_x,
+                                 const sk_tensor *index);
+/* A descriptor with t's shape and row-major strides (no data): building a
+ * plan over it yields row-major linear strides. */
+sk_tensor sk_row_major_like(const sk_tensor *t);
+/* Runs a gather plan backwards: grad_x = 0, then grad_x[target(p)] +=
+ * grad_out[p]. `lin` is the same plan built over sk_row_major_like(grad_x). */
+sk_status sk_run_gather_backward(sk_plan *p, const sk_plan *lin, sk_tensor *grad_x, int nthreads);
+/* dst = big summed over the dimensions along which dst broadcasts to big
+ * (a plain copy when the shapes are equal). Deterministic, float32
+ * accumulation for 16-bit types. */
+sk_status sk_sum_to(const sk_tensor *big, sk_tensor *dst, int nthreads);
+/* A 0-d zero of any dtype (for zero-filling through sk_copy_unchecked). */
+sk_tensor sk_zero_scalar(sk_dtype dtype);
 
 /* Row-major linear strides of a shape. */
 void sk_linear_strides(int32_t ndim, const int64_t *shape, int64_t *lin);

@@ -120,7 +120,8 @@ int64_t sk_plan_numel(const sk_plan *p) {
 }
 
 void sk_plan_normalize(sk_plan *p) {
-    int64_t *arrays[4] = {p->dense_stride, p->target_stride, p->linear_stride, p->index_stride};
+    int64_t *arrays[5] = {p->dense_stride, p->target_stride, p->linear_stride, p->index_stride,
+                          p->aux_stride};
     if (sk_plan_numel(p) == 0) { /* nothing to iterate: one empty dimension says it all */
         p->ndim = 1;
         p->shape[0] = 0;
@@ -133,22 +134,22 @@ void sk_plan_normalize(sk_plan *p) {
             /* merge d into the previous kept dimension when, in every stride
              * array, stepping the outer one equals a full sweep of the inner */
             bool merge = true;
-            for (int a = 0; a < 4 && merge; a++)
+            for (int a = 0; a < 5 && merge; a++)
                 merge = arrays[a][n - 1] == arrays[a][d] * p->shape[d];
             if (merge) {
                 p->shape[n - 1] *= p->shape[d];
-                for (int a = 0; a < 4; a++) arrays[a][n - 1] = arrays[a][d];
+                for (int a = 0; a < 5; a++) arrays[a][n - 1] = arrays[a][d];
                 continue;
             }
         }
         p->shape[n] = p->shape[d];
-        for (int a = 0; a < 4; a++) arrays[a][n] = arrays[a][d];
+        for (int a = 0; a < 5; a++) arrays[a][n] = arrays[a][d];
         n++;
     }
     if (n == 0) { /* a single element */
         n = 1;
         p->shape[0] = 1;
-        for (int a = 0; a < 4; a++) arrays[a][0] = 0;
+        for (int a = 0; a < 5; a++) arrays[a][0] = 0;
     }
     p->ndim = n;
 }

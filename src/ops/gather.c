@@ -64,45 +64,61 @@ static sk_status sk_gather_shape_impl(const char *op, const sk_tensor *x, const 
     return SK_STATUS_OK;
 }
 
+/* The plan of out[p] = x[p with p[axes] = index[p]]; for the backward the
+ * same plan, with grad_x as x and grad_out as out, is a scatter-sum. */
+static void sk_gather_plan(sk_plan *p, const char *op, const sk_tensor *x, const sk_tensor *index,
+                           const int32_t *wrapped, int32_t naxes, bool has_comp_dim,
+                           const sk_tensor *out) {
+    sk_plan_init(p, op, x->dtype);
+    for (int32_t d = 0; d < x->ndim; d++) {
+        bool indexed = false;
+        for (int32_t k = 0; k < naxes; k++) indexed |= wrapped[k] == d;
+        sk_plan_add_dim(p, index->shape[d], out->strides[d], indexed ? 0 : x->strides[d], 0,
+                        index->strides[d]);
+    }
+    p->ncomp = naxes;
+    p->comp_stride = has_comp_dim ? index->strides[x->ndim] : 0;
+    for (int32_t k = 0; k < naxes; k++) {
+        p->comp_size[k] = sk_axis_size(x, wrapped[k]);
+        p->comp_target_stride[k] = sk_axis_stride(x, wrapped[k]);
+    }
+    p->dense = out->data;
+    p->target = x->data;
+    p->index = index->data;
+    p->index_is64 = index->dtype == SK_DTYPE_INT64;
+}
+
+/* Forward (backward == false): x, out. Backward: x is grad_x (written), out
+ * is grad_out (read). Everything is validated before anything is written. */
 static sk_status sk_gather_impl(const char *op, const sk_tensor *x, const sk_tensor *index,
                                 const int32_t *axes, int32_t naxes, bool has_comp_dim,
                                 sk_index_mode mode, const sk_tensor *fill, sk_tensor *out,
-                                const sk_options *opts) {
+                                const sk_options *opts, bool backward) {
     sk_status st;
     int32_t wrapped[SK_MAX_DIMS], ndim;
     int64_t shape[SK_MAX_DIMS], sizes[SK_MAX_DIMS];
     if ((st = sk_gather_check_inputs(op, x, index, mode, fill))) return st;
     if ((st = sk_gather_shape_impl(op, x, index, axes, naxes, has_comp_dim, wrapped, &ndim, shape)))
         return st;
-    const sk_tensor *inputs[] = {x, index, fill};
-    if ((st = sk_check_out(op, out, x->dtype, ndim, shape, NULL, inputs, 3))) return st;
+    if (!backward) {
+        const sk_tensor *inputs[] = {x, index, fill};
+        if ((st = sk_check_out(op, out, x->dtype, ndim, shape, NULL, inputs, 3))) return st;
+    } else if ((st = sk_check_backward_args(op, out, ndim, shape, x, index))) {
+        return st;
+    }
     for (int32_t k = 0; k < naxes; k++) sizes[k] = sk_axis_size(x, wrapped[k]);
     int nthreads = sk_threads_for(opts);
     if ((st = sk_validate_index(op, "index", index, has_comp_dim ? x->ndim : -1, wrapped, sizes,
                                 mode, nthreads)))
         return st;
-
-    sk_plan p;
-    sk_plan_init(&p, op, x->dtype);
-    for (int32_t d = 0; d < ndim; d++) {
-        bool indexed = false;
-        for (int32_t k = 0; k < naxes; k++) indexed |= wrapped[k] == d;
-        sk_plan_add_dim(&p, shape[d], out->strides[d], indexed ? 0 : x->strides[d], 0,
-                        index->strides[d]);
-    }
-    p.ncomp = naxes;
-    p.comp_stride = has_comp_dim ? index->strides[x->ndim] : 0;
-    for (int32_t k = 0; k < naxes; k++) {
-        p.comp_size[k] = sizes[k];
-        p.comp_target_stride[k] = sk_axis_stride(x, wrapped[k]);
-    }
-    p.dense = out->data;
-    p.target = x->data;
-    p.index = index->data;
-    p.index_is64 = index->dtype == SK_DTYPE_INT64;
+    sk_plan p, lin;
+    sk_gather_plan(&p, op, x, index, wrapped, naxes, has_comp_dim, out);
     p.mode = mode;
     p.fill = fill ? fill->data : NULL;
-    return sk_run_gather(&p, nthreads);
+    if (!backward) return sk_run_gather(&p, nthreads);
+    sk_tensor xlin = sk_row_major_like(x);
+    sk_gather_plan(&lin, op, &xlin, index, wrapped, naxes, has_comp_dim, out);
+    return sk_run_gather_backward(&p, &lin, (sk_tensor *)x, nthreads);
 }
 
 sk_status sk_gather_shape(const sk_tensor *x, const sk_tensor *index, int32_t axis,
@@ -115,7 +131,13 @@ sk_status sk_gather_shape(const sk_tensor *x, const sk_tensor *index, int32_t ax
 
 sk_status sk_gather(const sk_tensor *x, const sk_tensor *index, int32_t axis, sk_index_mode mode,
                     const sk_tensor *fill_value, sk_tensor *out, const sk_options *opts) {
-    return sk_gather_impl("gather", x, index, &axis, 1, false, mode, fill_value, out, opts);
+    return sk_gather_impl("gather", x, index, &axis, 1, false, mode, fill_value, out, opts, false);
+}
+
+sk_status sk_gather_backward(const sk_tensor *grad_out, const sk_tensor *index, int32_t axis,
+                             sk_index_mode mode, sk_tensor *grad_x, const sk_options *opts) {
+    return sk_gather_impl("gather_backward", grad_x, index, &axis, 1, false, mode, NULL,
+                          (sk_tensor *)grad_out, opts, true);
 }
 
 sk_status sk_gather_axes_shape(const sk_tensor *x, const sk_tensor *index, const int32_t *axes,
@@ -132,5 +154,15 @@ sk_status sk_gather_axes(const sk_tensor *x, const sk_tensor *index, const int32
     int32_t wrapped[SK_MAX_DIMS];
     if (!axes || naxes < 1 || naxes > SK_MAX_DIMS)
         return sk_wrap_axes("gather", axes, naxes, 0, wrapped);
-    return sk_gather_impl("gather", x, index, axes, naxes, true, mode, fill_value, out, opts);
+    return sk_gather_impl("gather", x, index, axes, naxes, true, mode, fill_value, out, opts, false);
+}
+
+sk_status sk_gather_axes_backward(const sk_tensor *grad_out, const sk_tensor *index,
+                                  const int32_t *axes, int32_t naxes, sk_index_mode mode,
+                                  sk_tensor *grad_x, const sk_options *opts) {
+    int32_t wrapped[SK_MAX_DIMS];
+    if (!axes || naxes < 1 || naxes > SK_MAX_DIMS)
+        return sk_wrap_axes("gather_backward", axes, naxes, 0, wrapped);
+    return sk_gather_impl("gather_backward", grad_x, index, axes, naxes, true, mode, NULL,
+                          (sk_tensor *)grad_out, opts, true);
 }

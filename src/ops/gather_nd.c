@@ -45,10 +45,32 @@ sk_status sk_gather_nd_shape(const sk_tensor *x, const sk_tensor *index, int32_t
     return sk_gather_nd_shape_impl(x, index, batch_dims, out_ndim, out_shape);
 }
 
-sk_status sk_gather_nd(const sk_tensor *x, const sk_tensor *index, int32_t batch_dims,
-                       sk_index_mode mode, const sk_tensor *fill_value, sk_tensor *out,
-                       const sk_options *opts) {
-    const char *op = "gather_nd";
+static void sk_gather_nd_plan(sk_plan *p, const sk_tensor *x, const sk_tensor *index,
+                              int32_t batch_dims, const sk_tensor *out) {
+    int32_t last = index->ndim - 1, k = (int32_t)index->shape[last], o = 0;
+    sk_plan_init(p, "gather_nd", x->dtype);
+    for (int32_t d = 0; d < last; d++, o++)
+        sk_plan_add_dim(p, index->shape[d], out->strides[o], d < batch_dims ? x->strides[d] : 0, 0,
+                        index->strides[d]);
+    for (int32_t d = batch_dims + k; d < x->ndim; d++, o++)
+        sk_plan_add_dim(p, x->shape[d], out->strides[o], x->strides[d], 0, 0);
+    p->ncomp = k;
+    p->comp_stride = index->strides[last];
+    for (int32_t j = 0; j < k; j++) {
+        p->comp_size[j] = x->shape[batch_dims + j];
+        p->comp_target_stride[j] = x->strides[batch_dims + j];
+    }
+    p->dense = out->data;
+    p->target = x->data;
+    p->index = index->data;
+    p->index_is64 = index->dtype == SK_DTYPE_INT64;
+}
+
+/* Forward: x read, out written. Backward: x is grad_x, out is grad_out. */
+static sk_status sk_gather_nd_impl(const char *op, const sk_tensor *x, const sk_tensor *index,
+                                   int32_t batch_dims, sk_index_mode mode,
+                                   const sk_tensor *fill_value, sk_tensor *out,
+                                   const sk_options *opts, bool backward) {
     sk_status st;
     int32_t ndim = 0, axes[SK_MAX_DIMS];
     int64_t shape[SK_MAX_DIMS], sizes[SK_MAX_DIMS];
@@ -56,8 +78,12 @@ sk_status sk_gather_nd(const sk_tensor *x, const sk_tensor *index, int32_t batch
     if ((st = sk_check_index_dtype(op, "index", index))) return st;
     if ((st = sk_check_mode(op, mode, false))) return st;
     if ((st = sk_check_fill(op, fill_value, x->dtype))) return st;
-    const sk_tensor *inputs[] = {x, index, fill_value};
-    if ((st = sk_check_out(op, out, x->dtype, ndim, shape, NULL, inputs, 3))) return st;
+    if (!backward) {
+        const sk_tensor *inputs[] = {x, index, fill_value};
+        if ((st = sk_check_out(op, out, x->dtype, ndim, shape, NULL, inputs, 3))) return st;
+    } else if ((st = sk_check_backward_args(op, out, ndim, shape, x, index))) {
+        return st;
+    }
     int32_t last = index->ndim - 1, k = (int32_t)index->shape[last];
     for (int32_t j = 0; j < k; j++) {
         axes[j] = batch_dims + j;
@@ -66,26 +92,26 @@ sk_status sk_gather_nd(const sk_tensor *x, const sk_tensor *index, int32_t batch
     int nthreads = sk_threads_for(opts);
     if (k > 0 && (st = sk_validate_index(op, "index", index, last, axes, sizes, mode, nthreads)))
         return st;
-
-    sk_plan p;
-    sk_plan_init(&p, op, x->dtype);
-    int32_t o = 0;
-    for (int32_t d = 0; d < last; d++, o++)
-        sk_plan_add_dim(&p, index->shape[d], out->strides[o], d < batch_dims ? x->strides[d] : 0, 0,
-                        index->strides[d]);
-    for (int32_t d = batch_dims + k; d < x->ndim; d++, o++)
-        sk_plan_add_dim(&p, x->shape[d], out->strides[o], x->strides[d], 0, 0);
-    p.ncomp = k;
-    p.comp_stride = index->strides[last];
-    for (int32_t j = 0; j < k; j++) {
-        p.comp_size[j] = sizes[j];
-        p.comp_target_stride[j] = x->strides[batch_dims + j];
-    }
-    p.dense = out->data;
-    p.target = x->data;
-    p.index = index->data;
-    p.index_is64 = index->dtype == SK_DTYPE_INT64;
+    sk_plan p, lin;
+    sk_gather_nd_plan(&p, x, index, batch_dims, out);
+    p.op = op;
     p.mode = mode;
     p.fill = fill_value ? fill_value->data : NULL;
-    return sk_run_gather(&p, nthreads);
+    if (!backward) return sk_run_gather(&p, nthreads);
+    sk_tensor xlin = sk_row_major_like(x);
+    sk_gather_nd_plan(&lin, &xlin, index, batch_dims, out);
+    return sk_run_gather_backward(&p, &lin, (sk_tensor *)x, nthreads);
+}
+
+sk_status sk_gather_nd(const sk_tensor *x, const sk_tensor *index, int32_t batch_dims,
+                       sk_index_mode mode, const sk_tensor *fill_value, sk_tensor *out,
+                       const sk_options *opts) {
+    return sk_gather_nd_impl("gather_nd", x, index, batch_dims, mode, fill_value, out, opts, false);
+}
+
+sk_status sk_gather_nd_backward(const sk_tensor *grad_out, const sk_tensor *index,
+                                int32_t batch_dims, sk_index_mode mode, sk_tensor *grad_x,
+                                const sk_options *opts) {
+    return sk_gather_nd_impl("gather_nd_backward", grad_x, index, batch_dims, mode, NULL,
+                             (sk_tensor *)grad_out, opts, true);
 }

@@ -2,14 +2,42 @@
  * the slice updates[..., i, ...] is reduced into out[..., index[i], ...]. */
 #include "core/internal.h"
 
-sk_status sk_index_scatter(const sk_tensor *x, const sk_tensor *index, const sk_tensor *updates,
-                           int32_t axis, sk_reduce reduce, bool include_self, sk_index_mode mode,
-                           sk_tensor *out, const sk_options *opts) {
-    const char *op = "index_scatter";
+static void sk_index_scatter_plan(sk_plan *p, const char *op, const sk_tensor *x,
+                                  const sk_tensor *index, const sk_tensor *updates, int32_t ax,
+                                  const sk_tensor *out) {
+    int64_t lin[SK_MAX_DIMS];
+    sk_linear_strides(x->ndim, x->shape, lin);
+    sk_plan_init(p, op, x->dtype);
+    int32_t u = 0;
+    for (int32_t d = 0; d < x->ndim; d++) {
+        if (d == ax) {
+            if (index->ndim == 1) {
+                sk_plan_add_dim(p, index->shape[0], updates->strides[u], 0, 0, index->strides[0]);
+                u++;
+            }
+        } else {
+            sk_plan_add_dim(p, x->shape[d], updates->strides[u], out->strides[d], lin[d], 0);
+            u++;
+        }
+    }
+    p->ncomp = 1;
+    p->comp_size[0] = sk_axis_size(x, ax);
+    p->comp_target_stride[0] = sk_axis_stride(out, ax);
+    p->comp_linear_stride[0] = x->ndim ? lin[ax] : 0;
+    p->dense = updates->data;
+    p->target = out->data;
+    p->index = index->data;
+    p->index_is64 = index->dtype == SK_DTYPE_INT64;
+}
+
+static sk_status sk_index_scatter_impl(const char *op, const sk_tensor *x, const sk_tensor *index,
+                                       const sk_tensor *updates, int32_t axis, sk_reduce reduce,
+                                       bool include_self, sk_index_mode mode, sk_tensor *out,
+                                       const sk_options *opts, const sk_backward_args *bwd) {
     sk_status st;
     int32_t ax;
-    int64_t lin[SK_MAX_DIMS], want[SK_MAX_DIMS];
-    if ((st = sk_scatter_check_common(op, x, reduce, mode, out))) return st;
+    int64_t want[SK_MAX_DIMS];
+    if ((st = sk_scatter_check_common(op, x, reduce, mode, out, bwd != NULL))) return st;
     if ((st = sk_check_tensor(op, "index", index))) return st;
     if ((st = sk_check_index_dtype(op, "index", index))) return st;
     if ((st = sk_check_tensor(op, "updates", updates))) return st;
@@ -35,38 +63,44 @@ sk_status sk_index_scatter(const sk_tensor *x, const sk_tensor *index, const sk_
                        sk_format_shape(a, sizeof a, nw, want),
                        sk_format_shape(b, sizeof b, updates->ndim, updates->shape));
     }
-    const sk_tensor *inputs[] = {x, index, updates};
-    if ((st = sk_check_out(op, out, x->dtype, x->ndim, x->shape, x, inputs, 3))) return st;
+    if (!bwd) {
+        const sk_tensor *inputs[] = {x, index, updates};
+        if ((st = sk_check_out(op, out, x->dtype, x->ndim, x->shape, x, inputs, 3))) return st;
+    } else if ((st = sk_check_scatter_backward_args(op, x, updates, index, reduce, out,
+                                                    bwd->grad_out, bwd->grad_x, bwd->grad_src))) {
+        return st;
+    }
     int64_t n = sk_axis_size(x, ax);
     int nthreads = sk_threads_for(opts);
     if ((st = sk_validate_index(op, "index", index, -1, &ax, &n, mode, nthreads))) return st;
-
-    sk_linear_strides(x->ndim, x->shape, lin);
     sk_plan p;
-    sk_plan_init(&p, op, x->dtype);
-    int32_t u = 0;
-    for (int32_t d = 0; d < x->ndim; d++) {
-        if (d == ax) {
-            if (index->ndim == 1) {
-                sk_plan_add_dim(&p, index->shape[0], updates->strides[u], 0, 0, index->strides[0]);
-                u++;
-            }
-        } else {
-            sk_plan_add_dim(&p, x->shape[d], updates->strides[u], out->strides[d], lin[d], 0);
-            u++;
-        }
-    }
-    p.ncomp = 1;
-    p.comp_size[0] = n;
-    p.comp_target_stride[0] = sk_axis_stride(out, ax);
-    p.comp_linear_stride[0] = x->ndim ? lin[ax] : 0;
-    p.dense = updates->data;
-    p.target = out->data;
-    p.index = index->data;
-    p.index_is64 = index->dtype == SK_DTYPE_INT64;
+    sk_index_scatter_plan(&p, op, x, index, updates, ax, bwd ? x : out);
     p.mode = mode;
     p.reduce = reduce;
     p.include_self = include_self;
     p.out = out;
-    return sk_run_scatter(&p, sk_same_layout(out, x) ? NULL : x, nthreads);
+    if (!bwd) return sk_run_scatter(&p, sk_same_layout(out, x) ? NULL : x, nthreads);
+    if (bwd->grad_src) {
+        sk_plan g;
+        sk_index_scatter_plan(&g, op, x, index, bwd->grad_src, ax, x);
+        memcpy(p.aux_stride, g.dense_stride, sizeof p.aux_stride);
+    }
+    return sk_run_scatter_backward(&p, x, out, bwd->grad_out, bwd->grad_x, bwd->grad_src, nthreads);
+}
+
+sk_status sk_index_scatter(const sk_tensor *x, const sk_tensor *index, const sk_tensor *updates,
+                           int32_t axis, sk_reduce reduce, bool include_self, sk_index_mode mode,
+                           sk_tensor *out, const sk_options *opts) {
+    return sk_index_scatter_impl("index_scatter", x, index, updates, axis, reduce, include_self,
+                                 mode, out, opts, NULL);
+}
+
+sk_status sk_index_scatter_backward(const sk_tensor *x, const sk_tensor *index,
+                                    const sk_tensor *updates, int32_t axis, sk_reduce reduce,
+                                    bool include_self, sk_index_mode mode, const sk_tensor *out,
+                                    const sk_tensor *grad_out, sk_tensor *grad_x,
+                                    sk_tensor *grad_updates, const sk_options *opts) {
+    sk_backward_args bwd = {grad_out, grad_x, grad_updates};
+    return sk_index_scatter_impl("index_scatter_backward", x, index, updates, axis, reduce,
+                                 include_self, mode, (sk_tensor *)out, opts, &bwd);
 }

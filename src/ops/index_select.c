@@ -32,10 +32,31 @@ sk_status sk_index_select_shape(const sk_tensor *x, const sk_tensor *index, int3
     return sk_index_select_shape_impl(x, index, axis, &wrapped, out_ndim, out_shape);
 }
 
-sk_status sk_index_select(const sk_tensor *x, const sk_tensor *index, int32_t axis,
-                          sk_index_mode mode, const sk_tensor *fill_value, sk_tensor *out,
-                          const sk_options *opts) {
-    const char *op = "index_select";
+static void sk_index_select_plan(sk_plan *p, const sk_tensor *x, const sk_tensor *index,
+                                 int32_t ax, const sk_tensor *out) {
+    sk_plan_init(p, "index_select", x->dtype);
+    int32_t o = 0;
+    for (int32_t d = 0; d < ax && d < x->ndim; d++, o++)
+        sk_plan_add_dim(p, x->shape[d], out->strides[o], x->strides[d], 0, 0);
+    for (int32_t d = 0; d < index->ndim; d++, o++)
+        sk_plan_add_dim(p, index->shape[d], out->strides[o], 0, 0, index->strides[d]);
+    for (int32_t d = ax + 1; d < x->ndim; d++, o++)
+        sk_plan_add_dim(p, x->shape[d], out->strides[o], x->strides[d], 0, 0);
+    p->ncomp = 1;
+    p->comp_size[0] = sk_axis_size(x, ax);
+    p->comp_target_stride[0] = sk_axis_stride(x, ax);
+    p->dense = out->data;
+    p->target = x->data;
+    p->index = index->data;
+    p->index_is64 = index->dtype == SK_DTYPE_INT64;
+}
+
+/* Forward: x read, out written. Backward: x is grad_x (written), out is
+ * grad_out (read), and the plan runs as a scatter-sum. */
+static sk_status sk_index_select_impl(const char *op, const sk_tensor *x, const sk_tensor *index,
+                                      int32_t axis, sk_index_mode mode,
+                                      const sk_tensor *fill_value, sk_tensor *out,
+                                      const sk_options *opts, bool backward) {
     sk_status st;
     int32_t ax = 0, ndim = 0;
     int64_t shape[SK_MAX_DIMS];
@@ -43,29 +64,36 @@ sk_status sk_index_select(const sk_tensor *x, const sk_tensor *index, int32_t ax
     if ((st = sk_check_index_dtype(op, "index", index))) return st;
     if ((st = sk_check_mode(op, mode, false))) return st;
     if ((st = sk_check_fill(op, fill_value, x->dtype))) return st;
-    const sk_tensor *inputs[] = {x, index, fill_value};
-    if ((st = sk_check_out(op, out, x->dtype, ndim, shape, NULL, inputs, 3))) return st;
+    if (!backward) {
+        const sk_tensor *inputs[] = {x, index, fill_value};
+        if ((st = sk_check_out(op, out, x->dtype, ndim, shape, NULL, inputs, 3))) return st;
+    } else if ((st = sk_check_backward_args(op, out, ndim, shape, x, index))) {
+        return st;
+    }
     int64_t n = sk_axis_size(x, ax);
     int nthreads = sk_threads_for(opts);
     if ((st = sk_validate_index(op, "index", index, -1, &ax, &n, mode, nthreads))) return st;
-
-    sk_plan p;
-    sk_plan_init(&p, op, x->dtype);
-    int32_t o = 0;
-    for (int32_t d = 0; d < ax && d < x->ndim; d++, o++)
-        sk_plan_add_dim(&p, x->shape[d], out->strides[o], x->strides[d], 0, 0);
-    for (int32_t d = 0; d < index->ndim; d++, o++)
-        sk_plan_add_dim(&p, index->shape[d], out->strides[o], 0, 0, index->strides[d]);
-    for (int32_t d = ax + 1; d < x->ndim; d++, o++)
-        sk_plan_add_dim(&p, x->shape[d], out->strides[o], x->strides[d], 0, 0);
-    p.ncomp = 1;
-    p.comp_size[0] = n;
-    p.comp_target_stride[0] = sk_axis_stride(x, ax);
-    p.dense = out->data;
-    p.target = x->data;
-    p.index = index->data;
-    p.index_is64 = index->dtype == SK_DTYPE_INT64;
+    sk_plan p, lin;
+    sk_index_select_plan(&p, x, index, ax, out);
+    p.op = op;
     p.mode = mode;
     p.fill = fill_value ? fill_value->data : NULL;
-    return sk_run_gather(&p, nthreads);
+    if (!backward) return sk_run_gather(&p, nthreads);
+    sk_tensor xlin = sk_row_major_like(x);
+    sk_index_select_plan(&lin, &xlin, index, ax, out);
+    return sk_run_gather_backward(&p, &lin, (sk_tensor *)x, nthreads);
+}
+
+sk_status sk_index_select(const sk_tensor *x, const sk_tensor *index, int32_t axis,
+                          sk_index_mode mode, const sk_tensor *fill_value, sk_tensor *out,
+                          const sk_options *opts) {
+    return sk_index_select_impl("index_select", x, index, axis, mode, fill_value, out, opts, false);
+}
+
+sk_status sk_index_select_backward(const sk_tensor *grad_out, const sk_tensor *index, int32_t axis,
+                                   sk_index_mode mode, sk_tensor *grad_x, const sk_options *opts) {
+    sk_status st = sk_check_tensor("index_select_backward", "grad_x", grad_x);
+    if (st) return st;
+    return sk_index_select_impl("index_select_backward", grad_x, index, axis, mode, NULL,
+                                (sk_tensor *)grad_out, opts, true);
 }

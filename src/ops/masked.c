@@ -8,11 +8,18 @@
 
 #define SK_MASK_MAX_THREADS 256
 
+typedef enum {
+    SK_MASK_SCATTER,     /* True: out = source[k]; False: out = x (unless in place) */
+    SK_MASK_SELECT,      /* True: out[k] = x */
+    SK_MASK_GRAD_X,      /* True: out = 0; False: out = x (x is grad_out) */
+    SK_MASK_GRAD_SOURCE  /* True: source[k] = x (x is grad_out, source is grad_source) */
+} sk_mask_kind;
+
 typedef struct {
+    sk_mask_kind kind;
     sk_plan p;             /* positions; index = mask */
     const sk_tensor *source;
     sk_plan source_plan;   /* masked_scatter: walks source in row-major order */
-    bool select;           /* masked_select: out is 1-d, dense stride out_stride */
     int64_t out_stride;
     bool write_unmasked;   /* masked_scatter with out != x: copy x where mask is False */
     int64_t total;
@@ -48,6 +55,7 @@ static void sk_mask_fill_task(void *arg, int tid, int nthreads) {
     sk_mask_job *job = arg;
     const sk_plan *p = &job->p;
     const size_t es = p->elem_size;
+    static const uint64_t zero = 0;
     int64_t lo, hi, k = job->count[tid];
     sk_partition(job->total, tid, nthreads, &lo, &hi);
     if (lo >= hi) return;
@@ -55,8 +63,10 @@ static void sk_mask_fill_task(void *arg, int tid, int nthreads) {
     memset(&sc, 0, sizeof sc);
     sk_cursor_seek(p, &c, lo);
     const sk_plan *sp = &job->source_plan;
-    bool source_linear = !job->select && sp->ndim == 1; /* element k at k * stride */
-    if (!job->select && !source_linear && sk_plan_numel(sp) > k) sk_cursor_seek(sp, &sc, k);
+    bool uses_source = job->kind == SK_MASK_SCATTER || job->kind == SK_MASK_GRAD_SOURCE;
+    int64_t source_n = uses_source ? sk_plan_numel(sp) : 0;
+    bool source_linear = uses_source && sp->ndim == 1; /* element k at k * stride */
+    if (uses_source && !source_linear && source_n > k) sk_cursor_seek(sp, &sc, k);
     int d = p->ndim - 1;
     int64_t ms = p->index_stride[d], ds = p->dense_stride[d], ts = p->target_stride[d];
     for (int64_t pos = lo; pos < hi;) {
@@ -67,13 +77,18 @@ static void sk_mask_fill_task(void *arg, int tid, int nthreads) {
         char *o = p->dense + (size_t)c.dense * es;
         for (int64_t j = 0; j < run; j++) {
             if (m[j * ms]) {
-                if (job->select) {
+                char *src_elem = NULL;
+                if (uses_source) {
+                    src_elem = sp->target + (size_t)(source_linear ? k * sp->target_stride[0] : sc.target) * es;
+                    if (!source_linear && k + 1 < source_n) sk_cursor_advance(sp, &sc, 1);
+                }
+                switch (job->kind) {
+                case SK_MASK_SCATTER: memcpy(o + (size_t)(j * ds) * es, src_elem, es); break;
+                case SK_MASK_SELECT:
                     memcpy(p->dense + (size_t)(k * job->out_stride) * es, x + (size_t)(j * ts) * es, es);
-                } else if (source_linear) {
-                    memcpy(o + (size_t)(j * ds) * es, sp->target + (size_t)(k * sp->target_stride[0]) * es, es);
-                } else {
-                    memcpy(o + (size_t)(j * ds) * es, sp->target + (size_t)sc.target * es, es);
-                    if (k + 1 < sk_plan_numel(sp)) sk_cursor_advance(sp, &sc, 1);
+                    break;
+                case SK_MASK_GRAD_X: memcpy(o + (size_t)(j * ds) * es, &zero, es); break;
+                case SK_MASK_GRAD_SOURCE: memcpy(src_elem, x + (size_t)(j * ts) * es, es); break;
                 }
                 k++;
             } else if (job->write_unmasked) {
@@ -150,11 +165,20 @@ static void sk_mask_plan(sk_mask_job *job, const char *op, const sk_tensor *x,
     sk_plan *p = &job->p;
     sk_plan_init(p, op, x->dtype);
     for (int32_t d = 0; d < ndim; d++)
-        sk_plan_add_dim(p, shape[d], out && !job->select ? sk_bstride(out, ndim, d) : 0,
+        sk_plan_add_dim(p, shape[d], out ? sk_bstride(out, ndim, d) : 0,
                         sk_bstride(x, ndim, d), 0, sk_bstride(mask, ndim, d));
     p->target = x->data;
     p->index = mask->data;
     p->dense = out ? out->data : NULL;
+}
+
+/* source is walked in its own row-major order */
+static void sk_mask_source(sk_mask_job *job, const sk_tensor *source) {
+    sk_plan_init(&job->source_plan, "masked", source->dtype);
+    for (int32_t d = 0; d < source->ndim; d++)
+        sk_plan_add_dim(&job->source_plan, source->shape[d], 0, source->strides[d], 0, 0);
+    sk_plan_normalize(&job->source_plan);
+    job->source_plan.target = source->data;
 }
 
 sk_status sk_masked_select_count(const sk_tensor *x, const sk_tensor *mask, int64_t *count,
@@ -189,7 +213,7 @@ sk_status sk_masked_select(const sk_tensor *x, const sk_tensor *mask, sk_tensor 
     int64_t n = sk_mask_count(job, nthreads);
     const sk_tensor *inputs[] = {x, mask};
     if ((st = sk_check_out(op, out, x->dtype, 1, &n, NULL, inputs, 2)) == SK_STATUS_OK) {
-        job->select = true;
+        job->kind = SK_MASK_SELECT;
         job->out_stride = out->strides[0];
         job->p.dense = out->data;
         sk_mask_fill(job, nthreads);
@@ -222,14 +246,123 @@ sk_status sk_masked_scatter(const sk_tensor *x, const sk_tensor *mask, const sk_
                        "%s: source has %lld elements but mask has %lld True positions", op,
                        (long long)have, (long long)n);
     }
-    /* source is read in its own row-major order */
-    sk_plan_init(&job->source_plan, op, x->dtype);
-    for (int32_t d = 0; d < source->ndim; d++)
-        sk_plan_add_dim(&job->source_plan, source->shape[d], 0, source->strides[d], 0, 0);
-    sk_plan_normalize(&job->source_plan);
-    job->source_plan.target = source->data;
+    sk_mask_source(job, source);
+    job->kind = SK_MASK_SCATTER;
     job->write_unmasked = !sk_same_layout(out, x);
     sk_mask_fill(job, nthreads);
     free(job);
     return SK_STATUS_OK;
+}
+
+static sk_status sk_mask_grad_check(const char *op, const sk_tensor *grad_out) {
+    sk_status st = sk_check_tensor(op, "grad_out", grad_out);
+    if (st) return st;
+    if (!sk_dtype_is_floating(grad_out->dtype))
+        return sk_fail(SK_STATUS_INVALID_DTYPE,
+                       "%s: gradients need a floating dtype (float16, bfloat16, float32, float64), "
+                       "got %s",
+                       op, sk_dtype_name(grad_out->dtype));
+    return SK_STATUS_OK;
+}
+
+sk_status sk_masked_scatter_backward(const sk_tensor *grad_out, const sk_tensor *mask,
+                                     sk_tensor *grad_x, sk_tensor *grad_source,
+                                     const sk_options *opts) {
+    const char *op = "masked_scatter_backward";
+    int32_t ndim;
+    int64_t shape[SK_MAX_DIMS];
+    sk_status st;
+    if ((st = sk_mask_grad_check(op, grad_out))) return st;
+    if ((st = sk_mask_shape(op, grad_out, mask, true, &ndim, shape))) return st;
+    const sk_tensor *inputs[] = {grad_out, mask, grad_x};
+    if (grad_x && (st = sk_check_out(op, grad_x, grad_out->dtype, ndim, shape, NULL, inputs, 2)))
+        return st;
+    if (grad_source) {
+        if ((st = sk_check_tensor(op, "grad_source", grad_source))) return st;
+        if ((st = sk_check_out(op, grad_source, grad_out->dtype, grad_source->ndim,
+                               grad_source->shape, NULL, inputs, 3)))
+            return st;
+    }
+    sk_mask_job *job = malloc(sizeof *job);
+    if (!job) return sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
+    int nthreads = sk_threads_for(opts);
+    sk_mask_plan(job, op, grad_out, mask, grad_x, ndim, shape);
+    sk_plan_normalize(&job->p);
+    int64_t n = sk_mask_count(job, nthreads);
+    if (grad_source && n > sk_tensor_numel(grad_source)) {
+        free(job);
+        return sk_fail(SK_STATUS_INVALID_SHAPE,
+                       "%s: grad_source has %lld elements but mask has %lld True positions", op,
+                       (long long)sk_tensor_numel(grad_source), (long long)n);
+    }
+    if (grad_x) {
+        job->kind = SK_MASK_GRAD_X;
+        job->write_unmasked = true;
+        sk_mask_fill(job, nthreads);
+    }
+    if (grad_source) { /* elements beyond the True count were not read: 0 */
+        sk_tensor zero = sk_zero_scalar(grad_source->dtype);
+        sk_copy_unchecked(&zero, grad_source, nthreads);
+        sk_mask_source(job, grad_source);
+        job->kind = SK_MASK_GRAD_SOURCE;
+        job->write_unmasked = false;
+        sk_mask_fill(job, nthreads);
+    }
+    free(job);
+    return SK_STATUS_OK;
+}
+
+sk_status sk_masked_select_backward(const sk_tensor *grad_out, const sk_tensor *mask,
+                                    sk_tensor *grad_x, const sk_options *opts) {
+    const char *op = "masked_select_backward";
+    int32_t ndim;
+    int64_t shape[SK_MAX_DIMS];
+    sk_status st;
+    if ((st = sk_mask_grad_check(op, grad_out))) return st;
+    if ((st = sk_check_tensor(op, "grad_x", grad_x))) return st;
+    if ((st = sk_mask_shape(op, grad_x, mask, false, &ndim, shape))) return st;
+    const sk_tensor *inputs[] = {grad_out, mask};
+    if ((st = sk_check_out(op, grad_x, grad_out->dtype, grad_x->ndim, grad_x->shape, NULL, inputs, 2)))
+        return st;
+    if (grad_out->ndim != 1)
+        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: grad_out must be 1-d, got %d dimensions", op,
+                       (int)grad_out->ndim);
+    int nthreads = sk_threads_for(opts);
+    /* Scatter grad_out into the broadcast shape (grad_x itself when x was not
+     * broadcast), then sum onto x's shape. */
+    bool direct = ndim == grad_x->ndim;
+    for (int32_t d = 0; direct && d < ndim; d++) direct = shape[d] == grad_x->shape[d];
+    sk_tensor full = *grad_x;
+    void *buffer = NULL;
+    if (!direct) {
+        int64_t n = sk_numel(ndim, shape), bytes;
+        if (n < 0 || sk_mul_overflows(n, (int64_t)sk_dtype_size(grad_x->dtype), &bytes))
+            return sk_fail(SK_STATUS_SIZE_OVERFLOW, "%s: the broadcast shape is too large", op);
+        buffer = malloc(bytes > 0 ? (size_t)bytes : 1);
+        if (!buffer) return sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
+        sk_tensor_init(&full, buffer, grad_x->dtype, ndim, shape, NULL);
+    }
+    sk_mask_job *job = malloc(sizeof *job);
+    if (!job) {
+        free(buffer);
+        return sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
+    }
+    sk_tensor zero = sk_zero_scalar(grad_x->dtype);
+    sk_mask_plan(job, op, &zero, mask, &full, ndim, shape);
+    sk_plan_normalize(&job->p);
+    int64_t n = sk_mask_count(job, nthreads);
+    if (n != grad_out->shape[0]) {
+        st = sk_fail(SK_STATUS_INVALID_SHAPE,
+                     "%s: grad_out has %lld elements but mask has %lld True positions", op,
+                     (long long)grad_out->shape[0], (long long)n);
+    } else {
+        sk_mask_source(job, grad_out);
+        job->kind = SK_MASK_SCATTER;
+        job->write_unmasked = true;
+        sk_mask_fill(job, nthreads);
+        if (!direct) st = sk_sum_to(&full, grad_x, nthreads);
+    }
+    free(job);
+    free(buffer);
+    return st;
 }

@@ -1,27 +1,28 @@
 /* slice_scatter, diagonal_scatter, select_scatter: out = x with src written
  * into a strided view of out (a slice, a diagonal, or one index of an axis).
- * Each builds the view as an sk_tensor over out's memory and copies src into
- * it; no index tensors are involved. */
+ * Each operator has a view builder used by the forward (a view of out) and
+ * by the backward (views of grad_out and grad_x). No index tensors. */
 #include "core/internal.h"
 
-/* Checks x, src and out, then (after the operator has built `view`) copies
- * x into out and src into the view. */
-static sk_status sk_view_check(const char *op, const sk_tensor *x, const sk_tensor *src,
-                               sk_tensor *out) {
-    sk_status st;
-    if ((st = sk_check_tensor(op, "x", x))) return st;
-    if ((st = sk_check_tensor(op, "src", src))) return st;
-    if ((st = sk_check_same_dtype(op, "src", src, x->dtype))) return st;
-    if (!out) return sk_fail(SK_STATUS_NULL_POINTER, "%s: out is NULL (pass x for in place)", op);
-    const sk_tensor *inputs[] = {x, src};
-    return sk_check_out(op, out, x->dtype, x->ndim, x->shape, x, inputs, 2);
-}
+typedef struct {
+    int32_t naxes;
+    const int32_t *axes;
+    const int64_t *starts, *stops, *steps;
+} sk_slice_args;
 
-static void sk_view_write(const sk_tensor *x, const sk_tensor *src, sk_tensor *out,
-                          const sk_tensor *view, int nthreads) {
-    if (!sk_same_layout(out, x)) sk_copy_unchecked(x, out, nthreads);
-    if (sk_tensor_numel(view) > 0) sk_copy_unchecked(src, (sk_tensor *)view, nthreads);
-}
+typedef struct {
+    int64_t offset;
+    int32_t axis1, axis2;
+} sk_diagonal_args;
+
+typedef struct {
+    int32_t axis;
+    int64_t index;
+} sk_select_args;
+
+/* Builds `view` over base's memory; fails on bad arguments. */
+typedef sk_status (*sk_view_builder)(const char *op, const sk_tensor *base, const void *args,
+                                     sk_tensor *view);
 
 /* Python's slice.indices(n): normalised start and the slice length. */
 static void sk_slice_indices(int64_t n, int64_t start, int64_t stop, int64_t step, int64_t *first,
@@ -47,123 +48,221 @@ static void sk_slice_indices(int64_t n, int64_t start, int64_t stop, int64_t ste
     *first = start;
 }
 
+/* Points view at element offset `off` of base, unless the view is empty
+ * (base's data may then be NULL, and offsetting NULL is undefined). */
+static void sk_view_place(const sk_tensor *base, sk_tensor *view, int64_t off) {
+    view->data = sk_tensor_numel(view) > 0
+                     ? (char *)base->data + off * (int64_t)sk_dtype_size(base->dtype)
+                     : base->data;
+}
+
+static sk_status sk_slice_view(const char *op, const sk_tensor *base, const void *vargs,
+                               sk_tensor *view) {
+    const sk_slice_args *a = vargs;
+    int32_t wrapped[SK_MAX_DIMS];
+    sk_status st;
+    if (a->naxes < 0 || a->naxes > SK_MAX_DIMS)
+        return sk_fail(SK_STATUS_INVALID_ARGUMENT, "%s: naxes = %d must be in [0, %d]", op,
+                       (int)a->naxes, SK_MAX_DIMS);
+    if (a->naxes > 0 && (!a->axes || !a->starts || !a->stops || !a->steps))
+        return sk_fail(SK_STATUS_NULL_POINTER, "%s: axes, starts, stops and steps must not be NULL",
+                       op);
+    if (a->naxes > 0 && base->ndim == 0)
+        return sk_fail(SK_STATUS_INVALID_ARGUMENT, "%s: x is 0-d and cannot be sliced", op);
+    if (a->naxes > 0 && (st = sk_wrap_axes(op, a->axes, a->naxes, base->ndim, wrapped))) return st;
+    *view = *base;
+    int64_t off = 0;
+    for (int32_t k = 0; k < a->naxes; k++) {
+        int32_t ax = wrapped[k];
+        if (a->steps[k] == 0 || a->steps[k] == INT64_MIN)
+            return sk_fail(SK_STATUS_INVALID_ARGUMENT,
+                           "%s: step for axis %d must be nonzero, got %lld", op, (int)ax,
+                           (long long)a->steps[k]);
+        int64_t first, len;
+        sk_slice_indices(base->shape[ax], a->starts[k], a->stops[k], a->steps[k], &first, &len);
+        view->shape[ax] = len;
+        view->strides[ax] = base->strides[ax] * a->steps[k];
+        if (len > 0) off += first * base->strides[ax];
+    }
+    sk_view_place(base, view, off);
+    return SK_STATUS_OK;
+}
+
+static sk_status sk_diagonal_view(const char *op, const sk_tensor *base, const void *vargs,
+                                  sk_tensor *view) {
+    const sk_diagonal_args *a = vargs;
+    sk_status st;
+    int32_t a1, a2;
+    if (base->ndim < 2)
+        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: x must have at least 2 dimensions, got %d", op,
+                       (int)base->ndim);
+    if ((st = sk_wrap_axis(op, "axis1", a->axis1, base->ndim, &a1))) return st;
+    if ((st = sk_wrap_axis(op, "axis2", a->axis2, base->ndim, &a2))) return st;
+    if (a1 == a2)
+        return sk_fail(SK_STATUS_INVALID_ARGUMENT, "%s: axis1 and axis2 both name axis %d", op,
+                       (int)a1);
+    int64_t offset = a->offset, n1 = base->shape[a1], n2 = base->shape[a2], len, r0 = 0, c0 = 0;
+    if (offset >= 0) {
+        len = n2 - offset < n1 ? n2 - offset : n1;
+        c0 = offset;
+    } else {
+        len = offset == INT64_MIN ? 0 : (n1 + offset < n2 ? n1 + offset : n2);
+        r0 = offset == INT64_MIN ? 0 : -offset;
+    }
+    if (len < 0) len = 0;
+    *view = *base;
+    int32_t n = 0;
+    for (int32_t d = 0; d < base->ndim; d++) {
+        if (d == a1 || d == a2) continue;
+        view->shape[n] = base->shape[d];
+        view->strides[n++] = base->strides[d];
+    }
+    view->shape[n] = len;
+    view->strides[n++] = base->strides[a1] + base->strides[a2];
+    view->ndim = n;
+    sk_view_place(base, view, len > 0 ? r0 * base->strides[a1] + c0 * base->strides[a2] : 0);
+    return SK_STATUS_OK;
+}
+
+static sk_status sk_select_view(const char *op, const sk_tensor *base, const void *vargs,
+                                sk_tensor *view) {
+    const sk_select_args *a = vargs;
+    sk_status st;
+    int32_t ax;
+    if (base->ndim < 1)
+        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: x must have at least 1 dimension", op);
+    if ((st = sk_wrap_axis(op, "axis", a->axis, base->ndim, &ax))) return st;
+    int64_t n = base->shape[ax], index = a->index;
+    if (index < -n || index >= n)
+        return sk_fail(SK_STATUS_INDEX_OUT_OF_RANGE,
+                       "%s: index = %lld is out of range for axis %d of size %lld", op,
+                       (long long)index, (int)ax, (long long)n);
+    if (index < 0) index += n;
+    *view = *base;
+    int32_t m = 0;
+    for (int32_t d = 0; d < base->ndim; d++) {
+        if (d == ax) continue;
+        view->shape[m] = base->shape[d];
+        view->strides[m++] = base->strides[d];
+    }
+    view->ndim = m;
+    sk_view_place(base, view, index * base->strides[ax]);
+    return SK_STATUS_OK;
+}
+
+static sk_status sk_check_exact_shape(const char *op, const char *arg, const sk_tensor *t,
+                                      const sk_tensor *view) {
+    bool same = t->ndim == view->ndim;
+    for (int32_t d = 0; same && d < view->ndim; d++) same = t->shape[d] == view->shape[d];
+    if (same) return SK_STATUS_OK;
+    char a[256], b[256];
+    return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: %s must have shape %s, got %s", op, arg,
+                   sk_format_shape(a, sizeof a, view->ndim, view->shape),
+                   sk_format_shape(b, sizeof b, t->ndim, t->shape));
+}
+
+/* Forward: checks, then out = x and view(out) = src (broadcast when allowed). */
+static sk_status sk_view_scatter(const char *op, const sk_tensor *x, const sk_tensor *src,
+                                 sk_tensor *out, sk_view_builder build, const void *args,
+                                 bool broadcast_src, const sk_options *opts) {
+    sk_status st;
+    sk_tensor view;
+    if ((st = sk_check_tensor(op, "x", x))) return st;
+    if ((st = sk_check_tensor(op, "src", src))) return st;
+    if ((st = sk_check_same_dtype(op, "src", src, x->dtype))) return st;
+    if (!out) return sk_fail(SK_STATUS_NULL_POINTER, "%s: out is NULL (pass x for in place)", op);
+    const sk_tensor *inputs[] = {x, src};
+    if ((st = sk_check_out(op, out, x->dtype, x->ndim, x->shape, x, inputs, 2))) return st;
+    if ((st = build(op, out, args, &view))) return st;
+    st = broadcast_src ? sk_check_broadcast(op, "src", src, view.ndim, view.shape)
+                       : sk_check_exact_shape(op, "src", src, &view);
+    if (st) return st;
+    int nthreads = sk_threads_for(opts);
+    if (!sk_same_layout(out, x)) sk_copy_unchecked(x, out, nthreads);
+    if (sk_tensor_numel(&view) > 0) sk_copy_unchecked(src, &view, nthreads);
+    return SK_STATUS_OK;
+}
+
+/* Backward: grad_x = grad_out with the view zeroed; grad_src = grad_out's
+ * view, summed over the dimensions along which src was broadcast. */
+static sk_status sk_view_scatter_backward(const char *op, const sk_tensor *grad_out,
+                                          sk_tensor *grad_x, sk_tensor *grad_src,
+                                          sk_view_builder build, const void *args,
+                                          bool broadcast_src, const sk_options *opts) {
+    sk_status st;
+    sk_tensor gview, xview;
+    if ((st = sk_check_tensor(op, "grad_out", grad_out))) return st;
+    if (!sk_dtype_is_floating(grad_out->dtype))
+        return sk_fail(SK_STATUS_INVALID_DTYPE,
+                       "%s: gradients need a floating dtype (float16, bfloat16, float32, float64), "
+                       "got %s",
+                       op, sk_dtype_name(grad_out->dtype));
+    if ((st = build(op, grad_out, args, &gview))) return st;
+    const sk_tensor *inputs[] = {grad_out, grad_x};
+    if (grad_x &&
+        (st = sk_check_out(op, grad_x, grad_out->dtype, grad_out->ndim, grad_out->shape, NULL, inputs, 1)))
+        return st;
+    if (grad_src) {
+        if ((st = sk_check_tensor(op, "grad_src", grad_src))) return st;
+        st = broadcast_src ? sk_check_broadcast(op, "grad_src", grad_src, gview.ndim, gview.shape)
+                           : sk_check_exact_shape(op, "grad_src", grad_src, &gview);
+        if (st) return st;
+        if ((st = sk_check_out(op, grad_src, grad_out->dtype, grad_src->ndim, grad_src->shape, NULL,
+                               inputs, 2)))
+            return st;
+    }
+    int nthreads = sk_threads_for(opts);
+    if (grad_src && (st = sk_sum_to(&gview, grad_src, nthreads))) return st;
+    if (grad_x) {
+        sk_copy_unchecked(grad_out, grad_x, nthreads);
+        if ((st = build(op, grad_x, args, &xview))) return st;
+        sk_tensor zero = sk_zero_scalar(grad_x->dtype);
+        if (sk_tensor_numel(&xview) > 0) sk_copy_unchecked(&zero, &xview, nthreads);
+    }
+    return SK_STATUS_OK;
+}
+
 sk_status sk_slice_scatter(const sk_tensor *x, const sk_tensor *src, int32_t naxes,
                            const int32_t *axes, const int64_t *starts, const int64_t *stops,
                            const int64_t *steps, sk_tensor *out, const sk_options *opts) {
-    const char *op = "slice_scatter";
-    sk_status st;
-    int32_t wrapped[SK_MAX_DIMS];
-    if ((st = sk_view_check(op, x, src, out))) return st;
-    if (naxes < 0 || naxes > SK_MAX_DIMS)
-        return sk_fail(SK_STATUS_INVALID_ARGUMENT, "%s: naxes = %d must be in [0, %d]", op,
-                       (int)naxes, SK_MAX_DIMS);
-    if (naxes > 0 && (!axes || !starts || !stops || !steps))
-        return sk_fail(SK_STATUS_NULL_POINTER, "%s: axes, starts, stops and steps must not be NULL",
-                       op);
-    if (naxes > 0 && x->ndim == 0)
-        return sk_fail(SK_STATUS_INVALID_ARGUMENT, "%s: x is 0-d and cannot be sliced", op);
-    if (naxes > 0 && (st = sk_wrap_axes(op, axes, naxes, x->ndim, wrapped))) return st;
-    sk_tensor view = *out;
-    int64_t off = 0; /* element offset of the view; applied only when it is not empty */
-    for (int32_t k = 0; k < naxes; k++) {
-        if (steps[k] == 0 || steps[k] == INT64_MIN)
-            return sk_fail(SK_STATUS_INVALID_ARGUMENT, "%s: step for axis %d must be nonzero, got %lld",
-                           op, (int)wrapped[k], (long long)steps[k]);
-        int32_t a = wrapped[k];
-        int64_t first, len;
-        sk_slice_indices(x->shape[a], starts[k], stops[k], steps[k], &first, &len);
-        view.shape[a] = len;
-        view.strides[a] = out->strides[a] * steps[k];
-        if (len > 0) off += first * out->strides[a];
-    }
-    if (sk_tensor_numel(&view) > 0) view.data = (char *)out->data + off * (int64_t)sk_dtype_size(x->dtype);
-    if ((st = sk_check_broadcast(op, "src", src, view.ndim, view.shape))) return st;
-    sk_view_write(x, src, out, &view, sk_threads_for(opts));
-    return SK_STATUS_OK;
+    sk_slice_args a = {naxes, axes, starts, stops, steps};
+    return sk_view_scatter("slice_scatter", x, src, out, sk_slice_view, &a, true, opts);
+}
+
+sk_status sk_slice_scatter_backward(const sk_tensor *grad_out, int32_t naxes, const int32_t *axes,
+                                    const int64_t *starts, const int64_t *stops,
+                                    const int64_t *steps, sk_tensor *grad_x, sk_tensor *grad_src,
+                                    const sk_options *opts) {
+    sk_slice_args a = {naxes, axes, starts, stops, steps};
+    return sk_view_scatter_backward("slice_scatter_backward", grad_out, grad_x, grad_src,
+                                    sk_slice_view, &a, true, opts);
 }
 
 sk_status sk_diagonal_scatter(const sk_tensor *x, const sk_tensor *src, int64_t offset,
                               int32_t axis1, int32_t axis2, sk_tensor *out,
                               const sk_options *opts) {
-    const char *op = "diagonal_scatter";
-    sk_status st;
-    int32_t a1, a2;
-    if ((st = sk_view_check(op, x, src, out))) return st;
-    if (x->ndim < 2)
-        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: x must have at least 2 dimensions, got %d", op,
-                       (int)x->ndim);
-    if ((st = sk_wrap_axis(op, "axis1", axis1, x->ndim, &a1))) return st;
-    if ((st = sk_wrap_axis(op, "axis2", axis2, x->ndim, &a2))) return st;
-    if (a1 == a2)
-        return sk_fail(SK_STATUS_INVALID_ARGUMENT, "%s: axis1 and axis2 both name axis %d", op,
-                       (int)a1);
-    int64_t n1 = x->shape[a1], n2 = x->shape[a2], len, r0 = 0, c0 = 0;
-    if (offset >= 0) {
-        len = n2 - offset < n1 ? n2 - offset : n1; /* offset beyond n2: empty */
-        c0 = offset;
-    } else {
-        len = n1 + offset < n2 ? n1 + offset : n2;
-        r0 = -offset;
-    }
-    if (len < 0 || offset == INT64_MIN) len = 0;
-    sk_tensor view = *out;
-    int32_t n = 0;
-    for (int32_t d = 0; d < x->ndim; d++) {
-        if (d == a1 || d == a2) continue;
-        view.shape[n] = out->shape[d];
-        view.strides[n++] = out->strides[d];
-    }
-    view.shape[n] = len;
-    view.strides[n++] = out->strides[a1] + out->strides[a2];
-    view.ndim = n;
-    if (sk_tensor_numel(&view) > 0)
-        view.data = (char *)out->data +
-                    (r0 * out->strides[a1] + c0 * out->strides[a2]) * (int64_t)sk_dtype_size(x->dtype);
-    bool same = src->ndim == view.ndim;
-    for (int32_t d = 0; same && d < view.ndim; d++) same = src->shape[d] == view.shape[d];
-    if (!same) {
-        char a[256], b[256];
-        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: src must have the diagonal's shape %s, got %s",
-                       op, sk_format_shape(a, sizeof a, view.ndim, view.shape),
-                       sk_format_shape(b, sizeof b, src->ndim, src->shape));
-    }
-    sk_view_write(x, src, out, &view, sk_threads_for(opts));
-    return SK_STATUS_OK;
+    sk_diagonal_args a = {offset, axis1, axis2};
+    return sk_view_scatter("diagonal_scatter", x, src, out, sk_diagonal_view, &a, false, opts);
+}
+
+sk_status sk_diagonal_scatter_backward(const sk_tensor *grad_out, int64_t offset, int32_t axis1,
+                                       int32_t axis2, sk_tensor *grad_x, sk_tensor *grad_src,
+                                       const sk_options *opts) {
+    sk_diagonal_args a = {offset, axis1, axis2};
+    return sk_view_scatter_backward("diagonal_scatter_backward", grad_out, grad_x, grad_src,
+                                    sk_diagonal_view, &a, false, opts);
 }
 
 sk_status sk_select_scatter(const sk_tensor *x, const sk_tensor *src, int32_t axis, int64_t index,
                             sk_tensor *out, const sk_options *opts) {
-    const char *op = "select_scatter";
-    sk_status st;
-    int32_t a;
-    if ((st = sk_view_check(op, x, src, out))) return st;
-    if (x->ndim < 1)
-        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: x must have at least 1 dimension", op);
-    if ((st = sk_wrap_axis(op, "axis", axis, x->ndim, &a))) return st;
-    int64_t n = x->shape[a];
-    if (index < -n || index >= n)
-        return sk_fail(SK_STATUS_INDEX_OUT_OF_RANGE,
-                       "%s: index = %lld is out of range for axis %d of size %lld", op,
-                       (long long)index, (int)a, (long long)n);
-    if (index < 0) index += n;
-    sk_tensor view = *out;
-    int32_t m = 0;
-    for (int32_t d = 0; d < x->ndim; d++) {
-        if (d == a) continue;
-        view.shape[m] = out->shape[d];
-        view.strides[m++] = out->strides[d];
-    }
-    view.ndim = m;
-    if (sk_tensor_numel(&view) > 0)
-        view.data = (char *)out->data + index * out->strides[a] * (int64_t)sk_dtype_size(x->dtype);
-    bool same = src->ndim == view.ndim;
-    for (int32_t d = 0; same && d < view.ndim; d++) same = src->shape[d] == view.shape[d];
-    if (!same) {
-        char s1[256], s2[256];
-        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: src must have shape %s (x without axis %d), got %s",
-                       op, sk_format_shape(s1, sizeof s1, view.ndim, view.shape), (int)a,
-                       sk_format_shape(s2, sizeof s2, src->ndim, src->shape));
-    }
-    sk_view_write(x, src, out, &view, sk_threads_for(opts));
-    return SK_STATUS_OK;
+    sk_select_args a = {axis, index};
+    return sk_view_scatter("select_scatter", x, src, out, sk_select_view, &a, false, opts);
+}
+
+sk_status sk_select_scatter_backward(const sk_tensor *grad_out, int32_t axis, int64_t index,
+                                     sk_tensor *grad_x, sk_tensor *grad_src,
+                                     const sk_options *opts) {
+    sk_select_args a = {axis, index};
+    return sk_view_scatter_backward("select_scatter_backward", grad_out, grad_x, grad_src,
+                                    sk_select_view, &a, false, opts);
 }

@@ -1,0 +1,126 @@
+/* Shared pieces of the backward functions. */
+#include "internal.h"
+
+sk_tensor sk_zero_scalar(sk_dtype dtype) {
+    static const uint64_t zero = 0;
+    sk_tensor t;
+    sk_tensor_init(&t, (void *)&zero, dtype, 0, NULL, NULL);
+    return t;
+}
+
+sk_tensor sk_row_major_like(const sk_tensor *t) {
+    sk_tensor r = *t;
+    r.data = NULL;
+    sk_linear_strides(t->ndim, t->shape, r.strides);
+    return r;
+}
+
+sk_status sk_check_backward_args(const char *op, const sk_tensor *grad_out, int32_t ndim,
+                                 const int64_t *shape, const sk_tensor *grad_x,
+                                 const sk_tensor *index) {
+    sk_status st;
+    if ((st = sk_check_tensor(op, "grad_out", grad_out))) return st;
+    if (!sk_dtype_is_floating(grad_x->dtype))
+        return sk_fail(SK_STATUS_INVALID_DTYPE,
+                       "%s: gradients need a floating dtype (float16, bfloat16, float32, float64), "
+                       "got %s",
+                       op, sk_dtype_name(grad_x->dtype));
+    if ((st = sk_check_same_dtype(op, "grad_out", grad_out, grad_x->dtype))) return st;
+    bool same = grad_out->ndim == ndim;
+    for (int32_t d = 0; same && d < ndim; d++) same = grad_out->shape[d] == shape[d];
+    if (!same) {
+        char a[256], b[256];
+        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: grad_out must have shape %s, got %s", op,
+                       sk_format_shape(a, sizeof a, ndim, shape),
+                       sk_format_shape(b, sizeof b, grad_out->ndim, grad_out->shape));
+    }
+    const sk_tensor *inputs[] = {grad_out, index};
+    return sk_check_out(op, grad_x, grad_x->dtype, grad_x->ndim, grad_x->shape, NULL, inputs,
+                        index ? 2 : 1);
+}
+
+sk_status sk_run_gather_backward(sk_plan *p, const sk_plan *lin, sk_tensor *grad_x, int nthreads) {
+    for (int d = 0; d < p->ndim; d++) p->linear_stride[d] = lin->target_stride[d];
+    for (int k = 0; k < p->ncomp; k++) p->comp_linear_stride[k] = lin->comp_target_stride[k];
+    /* a position that gather filled read nothing, so it sends nothing back */
+    if (p->mode == SK_INDEX_MODE_FILL) p->mode = SK_INDEX_MODE_DROP;
+    p->fill = NULL;
+    p->reduce = SK_REDUCE_SUM;
+    p->include_self = true;
+    p->out = grad_x;
+    sk_tensor zero = sk_zero_scalar(grad_x->dtype);
+    return sk_run_scatter(p, &zero, nthreads);
+}
+
+static sk_status sk_check_like(const char *op, const char *arg, const sk_tensor *t,
+                               const sk_tensor *like) {
+    sk_status st;
+    if ((st = sk_check_tensor(op, arg, t))) return st;
+    if ((st = sk_check_same_dtype(op, arg, t, like->dtype))) return st;
+    bool same = t->ndim == like->ndim;
+    for (int32_t d = 0; same && d < t->ndim; d++) same = t->shape[d] == like->shape[d];
+    if (!same) {
+        char a[256], b[256];
+        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: %s must have shape %s, got %s", op, arg,
+                       sk_format_shape(a, sizeof a, like->ndim, like->shape),
+                       sk_format_shape(b, sizeof b, t->ndim, t->shape));
+    }
+    return SK_STATUS_OK;
+}
+
+sk_status sk_check_scatter_backward_args(const char *op, const sk_tensor *x, const sk_tensor *src,
+                                         const sk_tensor *index, sk_reduce reduce,
+                                         const sk_tensor *out, const sk_tensor *grad_out,
+                                         const sk_tensor *grad_x, const sk_tensor *grad_src) {
+    sk_status st;
+    if (!sk_dtype_is_floating(x->dtype))
+        return sk_fail(SK_STATUS_INVALID_DTYPE,
+                       "%s: gradients need a floating dtype (float16, bfloat16, float32, float64), "
+                       "got %s",
+                       op, sk_dtype_name(x->dtype));
+    if ((st = sk_check_like(op, "grad_out", grad_out, x))) return st;
+    if (out || reduce == SK_REDUCE_AMAX || reduce == SK_REDUCE_AMIN) {
+        if (!out)
+            return sk_fail(SK_STATUS_NULL_POINTER,
+                           "%s: out (the forward result) is needed for amax and amin", op);
+        if ((st = sk_check_like(op, "out", out, x))) return st;
+    }
+    const sk_tensor *inputs[] = {x, index, src, out, grad_out, grad_x, grad_src};
+    if (grad_x) {
+        if ((st = sk_check_out(op, grad_x, x->dtype, x->ndim, x->shape, NULL, inputs, 5))) return st;
+    }
+    if (grad_src) {
+        if ((st = sk_check_out(op, grad_src, x->dtype, src->ndim, src->shape, NULL, inputs, 6)))
+            return st;
+    }
+    return SK_STATUS_OK;
+}
+
+sk_status sk_sum_to(const sk_tensor *big, sk_tensor *dst, int nthreads) {
+    bool same = big->ndim == dst->ndim;
+    for (int32_t d = 0; same && d < dst->ndim; d++) same = big->shape[d] == dst->shape[d];
+    if (same) {
+        sk_copy_unchecked(big, dst, nthreads);
+        return SK_STATUS_OK;
+    }
+    /* dst[t] = sum of big over every position that broadcasts onto t: a
+     * scatter-sum without index components */
+    int64_t lin[SK_MAX_DIMS];
+    sk_linear_strides(dst->ndim, dst->shape, lin);
+    sk_plan p;
+    sk_plan_init(&p, "sum_to", dst->dtype);
+    int32_t shift = big->ndim - dst->ndim;
+    for (int32_t d = 0; d < big->ndim; d++) {
+        int32_t dd = d - shift;
+        bool direct = dd >= 0 && dst->shape[dd] != 1;
+        sk_plan_add_dim(&p, big->shape[d], big->strides[d], direct ? dst->strides[dd] : 0,
+                        direct ? lin[dd] : 0, 0);
+    }
+    p.dense = big->data;
+    p.target = dst->data;
+    p.reduce = SK_REDUCE_SUM;
+    p.include_self = true;
+    p.out = dst;
+    sk_tensor zero = sk_zero_scalar(dst->dtype);
+    return sk_run_scatter(&p, &zero, nthreads);
+}
