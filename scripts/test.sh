@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone on a fresh machine:
+#   1. builds and installs the Python package with its test extras (torch==2.13.0, ...)
+#   2. C unit tests (ctest) against the plain reference in src/ref
+#   3. the same C tests again under AddressSanitizer + UndefinedBehaviorSanitizer
+#   4. install test: cmake --install, then the C example built with find_package and pkg-config
+#   5. pytest: every operator against PyTorch, hypothesis, errors, ONNX node tests, onnxruntime
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JOBS=${JOBS:-2}
+
+step() { printf '\n==== %s ====\n' "$*"; }
+
+if ! command -v pkg-config >/dev/null 2>&1; then
+  step "installing pkg-config (Debian)"
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && apt-get install -y -qq pkg-config >/dev/null
+  else
+    echo "pkg-config is missing: install it (apt-get install pkg-config)" >&2
+    exit 1
+  fi
+fi
+
+step "pip install .[test]"
+python3 -m pip install -q ".[test]"
+
+step "C tests (Release)"
+cmake -S . -B build/ctest -G Ninja -DCMAKE_BUILD_TYPE=Release -DSK_BUILD_TESTS=ON >/dev/null
+cmake --build build/ctest -j "$JOBS"
+ctest --test-dir build/ctest --output-on-failure -j "$JOBS"
+
+step "C tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
+  -DSK_SANITIZE=ON -DSK_BUILD_TESTS=ON >/dev/null
+cmake --build build/asan -j "$JOBS"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build/asan --output-on-failure -j "$JOBS"
+
+step "install test (find_package and pkg-config)"
+bash tests/install/test_install.sh
+
+step "Python tests (pytest)"
+python3 -m pytest tests/python -q -p no:cacheprovider
