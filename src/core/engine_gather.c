@@ -36,7 +36,8 @@ SK_INLINE void sk_fill_run(char *dst, int64_t ds, const void *value, int64_t n, 
     for (int64_t j = 0; j < n; j++) memcpy(dst + (size_t)(j * ds) * es, value, es);
 }
 
-/* One run whose index varies along it: each element resolves its own target. */
+/* One run whose index varies along it: each element resolves its own target.
+ * Typed by element width so the copy is a plain load/store. */
 SK_INLINE void sk_gather_varying(const sk_plan *p, const sk_cursor *c, int64_t run,
                                  const size_t ES, const bool IS64) {
     int d = p->ndim - 1;
@@ -45,15 +46,34 @@ SK_INLINE void sk_gather_varying(const sk_plan *p, const sk_cursor *c, int64_t r
     int64_t ds = p->dense_stride[d], ts = p->target_stride[d], is = p->index_stride[d];
     if (p->ncomp == 1) {
         int64_t n = p->comp_size[0], cts = p->comp_target_stride[0];
-        for (int64_t j = 0; j < run; j++) {
-            int64_t v = sk_load_index(p->index, IS64, c->index + j * is);
-            if (!sk_resolve_index(v, n, p->mode, &v)) {
-                sk_fill_run(dense + (size_t)(j * ds) * ES, 1, p->fill, 1, ES);
-                continue;
-            }
-            sk_move(dense + (size_t)(j * ds) * ES, 1,
-                    target + (size_t)(c->target + j * ts + v * cts) * ES, 1, 1, ES);
-        }
+        const char *base = target + (size_t)c->target * ES;
+#define SK_VARYING_LOOP(T, IT)                                                                     \
+    do {                                                                                           \
+        T *o_ = (T *)(void *)dense;                                                                \
+        const T *x_ = (const T *)(const void *)base;                                               \
+        const IT *ix_ = (const IT *)p->index + c->index;                                           \
+        for (int64_t j = 0; j < run; j++) {                                                        \
+            int64_t v = ix_[j * is];                                                               \
+            if (v < 0) v += n;                                                                     \
+            if (SK_UNLIKELY((uint64_t)v >= (uint64_t)n)) {                                         \
+                if (!sk_resolve_index(ix_[j * is], n, p->mode, &v)) {                              \
+                    sk_fill_run((char *)(o_ + j * ds), 1, p->fill, 1, ES);                         \
+                    continue;                                                                      \
+                }                                                                                  \
+            }                                                                                      \
+            o_[j * ds] = x_[j * ts + v * cts];                                                     \
+        }                                                                                          \
+    } while (0)
+#define SK_VARYING_WIDTH(IT)                                                                       \
+    switch (ES) {                                                                                  \
+    case 1: SK_VARYING_LOOP(uint8_t, IT); break;                                                   \
+    case 2: SK_VARYING_LOOP(uint16_t, IT); break;                                                  \
+    case 4: SK_VARYING_LOOP(uint32_t, IT); break;                                                  \
+    default: SK_VARYING_LOOP(uint64_t, IT); break;                                                 \
+    }
+        if (IS64) SK_VARYING_WIDTH(int64_t) else SK_VARYING_WIDTH(int32_t)
+#undef SK_VARYING_WIDTH
+#undef SK_VARYING_LOOP
         return;
     }
     for (int64_t j = 0; j < run; j++) {
@@ -63,6 +83,35 @@ SK_INLINE void sk_gather_varying(const sk_plan *p, const sk_cursor *c, int64_t r
             continue;
         }
         sk_move(dense + (size_t)(j * ds) * ES, 1, target + (size_t)toff * ES, 1, 1, ES);
+    }
+}
+
+/* Rows: the index is constant along a contiguous inner dimension (embedding
+ * lookups, index_select along a leading axis). The rows come from random
+ * places, so the next rows are prefetched to keep several misses in flight. */
+SK_INLINE void sk_gather_rows(const sk_plan *p, const sk_cursor *c, int64_t nrows,
+                              const size_t ES, const bool IS64) {
+    int d = p->ndim - 1, r2 = p->ndim - 2;
+    int64_t len = p->shape[d], n = p->comp_size[0], cts = p->comp_target_stride[0];
+    int64_t ds = p->dense_stride[r2], ts = p->target_stride[r2], is = p->index_stride[r2];
+    size_t row_bytes = (size_t)len * ES;
+    enum { AHEAD = 8 };
+    for (int64_t r = 0; r < nrows; r++) {
+        if (r + AHEAD < nrows) {
+            int64_t v = sk_load_index(p->index, IS64, c->index + (r + AHEAD) * is);
+            if (v < 0) v += n;
+            if ((uint64_t)v < (uint64_t)n) {
+                const char *q = p->target + (size_t)(c->target + (r + AHEAD) * ts + v * cts) * ES;
+                for (size_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(q + b);
+            }
+        }
+        char *dst = p->dense + (size_t)(c->dense + r * ds) * ES;
+        int64_t v = sk_load_index(p->index, IS64, c->index + r * is);
+        if (!sk_resolve_index(v, n, p->mode, &v)) {
+            sk_fill_run(dst, 1, p->fill, len, ES);
+            continue;
+        }
+        memcpy(dst, p->target + (size_t)(c->target + r * ts + v * cts) * ES, row_bytes);
     }
 }
 
@@ -91,15 +140,48 @@ SK_INLINE void sk_gather_range(const sk_plan *p, int64_t lo, int64_t hi, const s
     }
 }
 
+/* Row pattern: one index component constant along a contiguous inner
+ * dimension, varying along the next one. */
+static bool sk_gather_is_rows(const sk_plan *p) {
+    int d = p->ndim - 1;
+    return p->ndim >= 2 && p->ncomp == 1 && p->index_stride[d] == 0 && p->dense_stride[d] == 1 &&
+           p->target_stride[d] == 1 && p->index_stride[d - 1] != 0;
+}
+
+/* Rows [lo, hi) of the row pattern: the plan without its inner dimension is
+ * walked run by run; each element of a run is a whole row. */
+SK_INLINE void sk_gather_row_range(const sk_plan *p, int64_t lo, int64_t hi, const size_t ES,
+                                   const bool IS64) {
+    if (lo >= hi) return;
+    sk_plan outer = *p;
+    outer.ndim--;
+    sk_cursor c;
+    sk_cursor_seek(&outer, &c, lo);
+    for (int64_t pos = lo; pos < hi;) {
+        int64_t run = sk_cursor_run(&outer, &c);
+        if (run > hi - pos) run = hi - pos;
+        sk_gather_rows(p, &c, run, ES, IS64);
+        pos += run;
+        if (pos < hi) sk_cursor_advance(&outer, &c, run);
+    }
+}
+
 static void sk_gather_task(void *arg, int tid, int nthreads) {
     const sk_gather_job *job = arg;
     const sk_plan *p = job->p;
     int64_t lo, hi;
-    sk_partition(job->total, tid, nthreads, &lo, &hi);
+    bool rows = sk_gather_is_rows(p);
+    sk_partition(rows ? job->total / p->shape[p->ndim - 1] : job->total, tid, nthreads, &lo, &hi);
 #define SK_GATHER_CASE(ES)                                                                 \
     case ES:                                                                               \
-        if (p->index_is64) sk_gather_range(p, lo, hi, ES, true);                          \
-        else sk_gather_range(p, lo, hi, ES, false);                                        \
+        if (rows) {                                                                        \
+            if (p->index_is64) sk_gather_row_range(p, lo, hi, ES, true);                   \
+            else sk_gather_row_range(p, lo, hi, ES, false);                                \
+        } else if (p->index_is64) {                                                        \
+            sk_gather_range(p, lo, hi, ES, true);                                          \
+        } else {                                                                           \
+            sk_gather_range(p, lo, hi, ES, false);                                         \
+        }                                                                                  \
         break;
     switch (p->elem_size) {
         SK_GATHER_CASE(1)

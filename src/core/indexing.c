@@ -88,6 +88,13 @@ sk_status sk_validate_index(const char *op, const char *arg, const sk_tensor *in
         return SK_STATUS_OK;
     }
     if (mode != SK_INDEX_MODE_ERROR) return SK_STATUS_OK;
+    /* A broadcast (stride 0) dimension repeats the same values: scan it once.
+     * The first bad value in row-major order then has coordinate 0 there. */
+    sk_tensor unique = *index;
+    for (int32_t d = 0; d < unique.ndim; d++)
+        if (unique.strides[d] == 0 && d != comp_dim) unique.shape[d] = 1;
+    index = &unique;
+    numel = sk_tensor_numel(index);
     sk_validate_job job = {index, comp_dim, sizes, numel, -1};
     sk_validate_ctx ctx;
     ctx.job = &job;

@@ -277,31 +277,40 @@ sk_status skref_masked_select(const sk_tensor *x, const sk_tensor *mask, sk_tens
 /* ------------------------------------------------------------------------ */
 
 typedef struct {
+    int64_t target;  /* row-major linear index into x (== out) */
+    int64_t order;   /* position in the list: the row-major order of the update */
+    const char *src; /* the source element */
+} ref_update;
+
+typedef struct {
     int64_t n, cap;
-    int64_t *target;   /* row-major linear index into x (== out) */
-    const char **src;  /* the source element */
+    ref_update *item;
 } ref_updates;
 
 static bool ref_push(ref_updates *u, int64_t target, const char *src) {
     if (u->n == u->cap) {
         int64_t cap = u->cap ? 2 * u->cap : 64;
-        int64_t *t = (int64_t *)realloc(u->target, (size_t)cap * sizeof *t);
+        ref_update *t = (ref_update *)realloc(u->item, (size_t)cap * sizeof *t);
         if (!t) return false;
-        u->target = t;
-        const char **s = (const char **)realloc((void *)u->src, (size_t)cap * sizeof *s);
-        if (!s) return false;
-        u->src = s;
+        u->item = t;
         u->cap = cap;
     }
-    u->target[u->n] = target;
-    u->src[u->n] = src;
+    u->item[u->n].target = target;
+    u->item[u->n].order = u->n;
+    u->item[u->n].src = src;
     u->n++;
     return true;
 }
 
-static void ref_updates_free(ref_updates *u) {
-    free(u->target);
-    free((void *)u->src);
+static void ref_updates_free(ref_updates *u) { free(u->item); }
+
+/* By target, then by list order: each target's updates end up together and
+ * still in row-major order (the pairs are unique, so qsort's instability
+ * does not matter). */
+static int ref_cmp_update(const void *pa, const void *pb) {
+    const ref_update *a = (const ref_update *)pa, *b = (const ref_update *)pb;
+    if (a->target != b->target) return a->target < b->target ? -1 : 1;
+    return a->order < b->order ? -1 : a->order > b->order;
 }
 
 /* One accumulator per target. Integers keep their value sign-extended in i
@@ -449,47 +458,33 @@ static void ref_store(sk_dtype dt, sk_reduce reduce, bool include_self, int64_t 
 
 /* out = x, then every listed update reduced into its target in list order. */
 static sk_status ref_apply_updates(const sk_tensor *x, sk_tensor *out, sk_reduce reduce,
-                                   bool include_self, const ref_updates *u) {
+                                   bool include_self, ref_updates *u) {
     sk_dtype dt = x->dtype;
     int kind = ref_kind(dt);
     if (kind == K_BOOL && reduce != SK_REDUCE_NONE && reduce != SK_REDUCE_AMAX &&
         reduce != SK_REDUCE_AMIN)
         return SK_STATUS_INVALID_DTYPE;
-    int64_t n = ref_numel(x->ndim, x->shape), c[SK_MAX_DIMS];
-    size_t cells = (size_t)(n > 0 ? n : 1);
-    ref_value *acc = (ref_value *)calloc(cells, sizeof *acc);
-    int64_t *count = (int64_t *)calloc(cells, sizeof *count);
-    if (!acc || !count) {
-        free(acc);
-        free(count);
-        return SK_STATUS_OUT_OF_MEMORY;
-    }
-    for (int64_t j = 0; j < u->n; j++) {
-        int64_t t = u->target[j];
-        ref_value v = ref_load(dt, u->src[j]);
-        if (count[t] == 0) {
-            if (include_self) {
-                ref_unravel(t, x->ndim, x->shape, c);
-                acc[t] = ref_load(dt, ref_at(x, c));
-                ref_combine(kind, reduce, &acc[t], &v);
-            } else {
-                acc[t] = v; /* identity (op) v == v */
-            }
-        } else {
-            ref_combine(kind, reduce, &acc[t], &v);
-        }
-        count[t]++;
-    }
-    /* x is read above and below only at the position being written, so
-     * out == x (the in-place form) is safe. */
+    if (u->n > 1) qsort(u->item, (size_t)u->n, sizeof *u->item, ref_cmp_update);
+    /* Walk x in row-major order; the sorted list is consumed alongside.
+     * x[t] is read only while out[t] is written, so out == x (the in-place
+     * form) is safe. */
     size_t es = ref_esize(dt);
+    int64_t n = ref_numel(x->ndim, x->shape), c[SK_MAX_DIMS], j = 0;
     for (int64_t t = 0; t < n; t++) {
         ref_unravel(t, x->ndim, x->shape, c);
-        if (count[t] == 0) memmove(ref_at(out, c), ref_at(x, c), es);
-        else ref_store(dt, reduce, include_self, count[t], &acc[t], ref_at(out, c));
+        if (j == u->n || u->item[j].target != t) {
+            memmove(ref_at(out, c), ref_at(x, c), es); /* untouched: keeps x */
+            continue;
+        }
+        ref_value acc = ref_load(dt, ref_at(x, c));
+        int64_t count = 0;
+        for (; j < u->n && u->item[j].target == t; j++, count++) {
+            ref_value v = ref_load(dt, u->item[j].src);
+            if (count == 0 && !include_self) acc = v; /* identity (op) v == v */
+            else ref_combine(kind, reduce, &acc, &v);
+        }
+        ref_store(dt, reduce, include_self, count, &acc, ref_at(out, c));
     }
-    free(acc);
-    free(count);
     return SK_STATUS_OK;
 }
 
@@ -673,7 +668,12 @@ sk_status skref_diagonal_scatter(const sk_tensor *x, const sk_tensor *src, int64
                                  const sk_options *opts) {
     (void)opts;
     int32_t a1 = ref_wrap_axis(axis1, x->ndim), a2 = ref_wrap_axis(axis2, x->ndim);
-    int64_t r0 = offset < 0 ? -offset : 0, c0 = offset > 0 ? offset : 0;
+    /* Row and column of the diagonal's first element. An |offset| past the
+     * axis gives an empty diagonal, where they are unused: leaving them 0
+     * also keeps -INT64_MIN out. */
+    int64_t r0 = 0, c0 = 0;
+    if (offset < 0 && offset > -x->shape[a1]) r0 = -offset;
+    if (offset > 0 && offset < x->shape[a2]) c0 = offset;
     ref_updates u = {0};
     sk_status st = SK_STATUS_OK;
     /* src = x.shape without a1, a2 (in order) + (diagonal length,) */
