@@ -1,0 +1,199 @@
+"""Tensor plumbing for the public API: what kind of tensor an argument is, how
+to allocate a result of the same kind, and how to turn Python scalars and
+lists into tensors. Nothing here copies tensor data."""
+
+import operator
+import sys
+
+import numpy as np
+
+from . import _C
+
+NUMPY = "numpy"
+TORCH = "torch"
+OTHER = "other"
+
+
+def torch_of(v):
+    """The torch module when v is a torch.Tensor, else None.
+
+    torch is never imported here: a tensor can only exist once torch has been
+    imported, so sys.modules answers without the cost of an import."""
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(v, torch.Tensor):
+        return torch
+    return None
+
+
+def is_scalar(v):
+    return isinstance(v, (bool, int, float, np.generic))
+
+
+def as_input(v):
+    """The object handed to C for an input tensor: torch refuses to export a
+    tensor that requires grad through DLPack, and the values are all we read."""
+    if torch_of(v) is not None and v.requires_grad:
+        return v.detach()
+    return v
+
+
+def as_output(v, op):
+    if isinstance(v, np.generic):
+        # Its __array_interface__ describes a temporary copy: writes would be lost.
+        raise TypeError(f"{op}: out must be an array or tensor, got the NumPy scalar type "
+                        f"{type(v).__name__}")
+    return as_input(v)
+
+
+def _integer_list(v, op, name):
+    arr = np.asarray(v)
+    if arr.dtype == object and arr.size and all(isinstance(e, int) for e in arr.flat):
+        # NumPy keeps Python ints beyond 64 bits as objects.
+        raise IndexError(f"{op}: {name} holds a value that does not fit in 64 bits")
+    if arr.dtype.kind not in "iu":
+        if arr.size == 0:
+            return arr.astype(np.int64)
+        raise TypeError(f"{op}: {name} must hold integers (int32 or int64), got {arr.dtype}")
+    if arr.dtype != np.int64 and arr.dtype != np.int32:
+        arr = arr.astype(np.int64)
+    return arr
+
+
+def as_index(v, op, name="index"):
+    """Index tensors pass through; Python ints and lists become int64 arrays."""
+    if isinstance(v, (list, tuple, int)) and not isinstance(v, bool):
+        try:
+            return _integer_list(v, op, name)
+        except (ValueError, OverflowError) as e:
+            raise ValueError(f"{op}: {name} could not be converted to an int64 array: {e}") from e
+    return as_input(v)
+
+
+def as_mask(v, op, name="mask"):
+    if isinstance(v, (list, tuple, bool)):
+        arr = np.asarray(v)
+        return arr.astype(bool) if arr.size == 0 else arr
+    return as_input(v)
+
+
+def shape_of(v, op, name):
+    shape = getattr(v, "shape", None)
+    if isinstance(shape, tuple):  # numpy and torch.Size (a tuple subclass)
+        return tuple(shape)
+    return tuple(_C.describe(v, op, name)["shape"])
+
+
+def int_or_none(v):
+    try:
+        return operator.index(v)
+    except TypeError:
+        return None
+
+
+def wrap_axis(axis, ndim):
+    """axis in [0, ndim), or None when it is not a valid axis (C reports it)."""
+    a = int_or_none(axis)
+    if a is None:
+        return None
+    n = max(ndim, 1)
+    if -n <= a < n:
+        return a + n if a < 0 else a
+    return None
+
+
+def numpy_dtype(name, op):
+    if name == "bfloat16":
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise TypeError(f"{op}: a NumPy result of dtype bfloat16 needs the ml_dtypes "
+                            "package; pass a torch tensor or out= instead") from None
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
+
+
+class Like:
+    """Makes tensors of the same kind, dtype and device as x.
+
+    NumPy in, NumPy out; torch in, torch out; any other DLPack producer gets
+    NumPy results (its dtype and shape are read through the binding)."""
+
+    __slots__ = ("x", "op", "arg", "kind", "torch", "_info")
+
+    def __init__(self, x, op, arg="x"):
+        self.x = x
+        self.op = op
+        self.arg = arg
+        self.torch = torch_of(x)
+        if self.torch is not None:
+            self.kind = TORCH
+        elif isinstance(x, (np.ndarray, np.generic)):
+            self.kind = NUMPY
+        else:
+            self.kind = OTHER
+        self._info = None
+
+    def _describe(self):
+        if self._info is None:
+            self._info = _C.describe(self.x, self.op, self.arg)
+        return self._info
+
+    @property
+    def shape(self):
+        if self.kind == OTHER:
+            return tuple(self._describe()["shape"])
+        return tuple(self.x.shape)
+
+    @property
+    def dtype(self):
+        if self.kind == OTHER:
+            return numpy_dtype(self._describe()["dtype"], self.op)
+        return self.x.dtype
+
+    def empty(self, shape):
+        if self.kind == TORCH:
+            return self.torch.empty(shape, dtype=self.x.dtype, device=self.x.device)
+        if self.kind == OTHER and self._describe()["device_type"] != _C.DEVICE_CPU:
+            raise ValueError(f"{self.op}: {self.arg} is not in CPU memory and is neither a NumPy array nor "
+                             "a torch tensor, so there is no result of its kind to make; pass out=")
+        return np.empty(shape, dtype=self.dtype)
+
+    def scalar(self, value, arg):
+        """A 0-d tensor of x's dtype holding value."""
+        dtype = self.dtype
+        try:
+            if self.kind == TORCH:
+                return self.torch.tensor(value, dtype=dtype, device=self.x.device)
+            return np.asarray(value, dtype=dtype)
+        except (TypeError, ValueError, OverflowError, RuntimeError) as e:
+            raise ValueError(f"{self.op}: {arg} = {value!r} cannot be converted to "
+                             f"{self.arg}'s dtype {dtype}: {e}") from e
+
+    def broadcast(self, t, shape):
+        """t (0-d) seen with shape through zero strides, without copying."""
+        if shape is None:
+            return t
+        torch = torch_of(t)
+        if torch is not None:
+            return t.expand(shape)
+        return np.broadcast_to(t, shape)
+
+    def source(self, v, arg, shape_fn):
+        """src/updates/source: a scalar becomes a 0-d tensor of x's dtype that is
+        broadcast with zero strides to shape_fn() (None: left 0-d for C to
+        broadcast or to reject); a 0-d tensor is broadcast the same way."""
+        if is_scalar(v):
+            return self.broadcast(self.scalar(v, arg), shape_fn())
+        v = as_input(v)
+        if isinstance(v, np.ndarray) and v.ndim == 0:
+            return self.broadcast(v, shape_fn())
+        if torch_of(v) is not None and v.dim() == 0:
+            return self.broadcast(v, shape_fn())
+        return v
+
+    def fill(self, value, mode):
+        if mode != _C.MODE_FILL or value is None:
+            return None
+        if is_scalar(value):
+            return self.scalar(value, "fill_value")
+        return as_input(value)
