@@ -289,6 +289,32 @@ SK_INLINE void sk_scatter_pass(const sk_plan *p, int64_t clo, int64_t chi, void 
                         sk_apply(p, src + (size_t)(j * ds) * ES, toff + j * ts, lin + j * ls - clo,
                                  acc, cnt, DT, RED, PATH, ES);
             }
+        } else if (p->ncomp == 1 && ls == 0 &&
+                   (c.linear >= chi ||
+                    c.linear + (p->comp_size[0] - 1) * p->comp_linear_stride[0] < clo)) {
+            /* every target this run can reach lies outside the chunk */
+        } else if (p->ncomp == 1) {
+            /* one index component varying along the run: typed index loads */
+            const int64_t n = p->comp_size[0], cts = p->comp_target_stride[0],
+                          cls = p->comp_linear_stride[0];
+            const sk_index_mode mode = p->mode;
+#define SK_VARYING_SCATTER(IT)                                                                     \
+    do {                                                                                           \
+        const IT *ix = (const IT *)p->index + c.index;                                             \
+        for (int64_t j = 0; j < run; j++) {                                                        \
+            int64_t v = ix[j * is];                                                                \
+            if (v < 0) v += n;                                                                     \
+            if (SK_UNLIKELY((uint64_t)v >= (uint64_t)n) && !sk_resolve_index(ix[j * is], n, mode, &v)) \
+                continue;                                                                          \
+            int64_t lin = c.linear + j * ls + v * cls;                                             \
+            if (lin < clo || lin >= chi) continue;                                                 \
+            sk_apply(p, src + (size_t)(j * ds) * ES, c.target + j * ts + v * cts, lin - clo, acc,  \
+                     cnt, DT, RED, PATH, ES);                                                      \
+        }                                                                                          \
+    } while (0)
+            if (p->index_is64) SK_VARYING_SCATTER(int64_t);
+            else SK_VARYING_SCATTER(int32_t);
+#undef SK_VARYING_SCATTER
         } else {
             for (int64_t j = 0; j < run; j++) {
                 int64_t toff = c.target + j * ts, lin = c.linear + j * ls;

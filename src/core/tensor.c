@@ -5,6 +5,8 @@
 
 int64_t sk_numel(int32_t ndim, const int64_t *shape) {
     int64_t n = 1;
+    for (int32_t d = 0; d < ndim; d++) /* a zero anywhere makes it 0, even after huge sizes */
+        if (shape[d] == 0) return 0;
     for (int32_t d = 0; d < ndim; d++)
         if (shape[d] < 0 || sk_mul_overflows(n, shape[d], &n)) return -1;
     return n;
@@ -138,7 +140,7 @@ sk_status sk_check_tensor(const char *op, const char *arg, const sk_tensor *t) {
         if (t->shape[d] < 0)
             return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: %s.shape[%d] = %lld is negative", op, arg,
                            (int)d, (long long)t->shape[d]);
-        if (sk_mul_overflows(n, t->shape[d], &n))
+        if (sk_numel(t->ndim, t->shape) != 0 && sk_mul_overflows(n, t->shape[d], &n))
             return sk_fail(SK_STATUS_SIZE_OVERFLOW, "%s: %s has more elements than fit in 64 bits",
                            op, arg);
         if (t->shape[d] == 0) continue;

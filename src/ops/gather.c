@@ -4,7 +4,8 @@
 
 sk_status sk_wrap_axes(const char *op, const int32_t *axes, int32_t naxes, int32_t ndim,
                        int32_t *wrapped) {
-    if (naxes < 1 || naxes > SK_MAX_DIMS || !axes)
+    if (!axes) return sk_fail(SK_STATUS_NULL_POINTER, "%s: axis (the axes array) is NULL", op);
+    if (naxes < 1 || naxes > SK_MAX_DIMS)
         return sk_fail(SK_STATUS_INVALID_ARGUMENT, "%s: axis must name 1 to %d axes, got %d", op,
                        SK_MAX_DIMS, (int)naxes);
     for (int32_t k = 0; k < naxes; k++) {

@@ -75,6 +75,20 @@ static void sk_mask_fill_task(void *arg, int tid, int nthreads) {
         const uint8_t *m = (const uint8_t *)p->index + c.index;
         const char *x = p->target + (size_t)c.target * es;
         char *o = p->dense + (size_t)c.dense * es;
+        if (ms == 0 && ds == 1 && (m[0] ? job->kind == SK_MASK_SCATTER && source_linear &&
+                                              sp->target_stride[0] == 1
+                                        : ts == 1)) {
+            /* the mask is constant along this contiguous run: one block copy */
+            if (m[0]) {
+                memcpy(o, sp->target + (size_t)k * es, (size_t)run * es);
+                k += run;
+            } else if (job->write_unmasked) {
+                memcpy(o, x, (size_t)run * es);
+            }
+            pos += run;
+            if (pos < hi) sk_cursor_advance(p, &c, run);
+            continue;
+        }
         for (int64_t j = 0; j < run; j++) {
             if (m[j * ms]) {
                 char *src_elem = NULL;

@@ -42,8 +42,9 @@ static void sk_slice_indices(int64_t n, int64_t start, int64_t stop, int64_t ste
         if (stop == SK_SLICE_NONE) stop = -1;
         else if (stop < 0) stop = stop + n < 0 ? -1 : stop + n;
         else if (stop >= n) stop = n - 1;
-        /* step > INT64_MIN here, so -step does not overflow */
-        *len = start > stop ? (start - stop - 1) / (-step) + 1 : 0;
+        /* a step of INT64_MIN reaches one element at most; -step would overflow */
+        if (step == INT64_MIN) *len = start > stop ? 1 : 0;
+        else *len = start > stop ? (start - stop - 1) / (-step) + 1 : 0;
     }
     *first = start;
 }
@@ -74,14 +75,16 @@ static sk_status sk_slice_view(const char *op, const sk_tensor *base, const void
     int64_t off = 0;
     for (int32_t k = 0; k < a->naxes; k++) {
         int32_t ax = wrapped[k];
-        if (a->steps[k] == 0 || a->steps[k] == INT64_MIN)
+        if (a->steps[k] == 0)
             return sk_fail(SK_STATUS_INVALID_ARGUMENT,
                            "%s: step for axis %d must be nonzero, got %lld", op, (int)ax,
                            (long long)a->steps[k]);
         int64_t first, len;
         sk_slice_indices(base->shape[ax], a->starts[k], a->stops[k], a->steps[k], &first, &len);
         view->shape[ax] = len;
-        view->strides[ax] = base->strides[ax] * a->steps[k];
+        /* with two or more elements the stride times step lies inside x's
+         * extent, so it cannot overflow; with fewer it is never used */
+        view->strides[ax] = len > 1 ? base->strides[ax] * a->steps[k] : base->strides[ax];
         if (len > 0) off += first * base->strides[ax];
     }
     sk_view_place(base, view, off);
