@@ -164,6 +164,70 @@ static sk_status sk_check_exact_shape(const char *op, const char *arg, const sk_
                    sk_format_shape(b, sizeof b, t->ndim, t->shape));
 }
 
+typedef struct {
+    const sk_tensor *x, *src;
+    sk_tensor *out, *view;
+    int64_t rows;       /* blocks are ranges of dimension 0 of out and of the view */
+    int64_t block;      /* rows per block */
+    bool copy_x;
+} sk_view_job;
+
+/* Rows [r0, r1) of dimension 0 of t (src broadcast along it stays whole). */
+static sk_tensor sk_rows(const sk_tensor *t, int32_t ndim, int64_t r0, int64_t r1) {
+    sk_tensor s = *t;
+    if (t->ndim < ndim || t->shape[0] == 1) return s; /* broadcast along dim 0 */
+    s.shape[0] = r1 - r0;
+    if (r1 > r0) s.data = (char *)t->data + r0 * t->strides[0] * (int64_t)sk_dtype_size(t->dtype);
+    return s;
+}
+
+static void sk_view_task(void *arg, int tid, int nthreads) {
+    sk_view_job *job = arg;
+    int64_t lo, hi, nblocks = (job->rows + job->block - 1) / job->block;
+    sk_partition(nblocks, tid, nthreads, &lo, &hi);
+    for (int64_t b = lo; b < hi; b++) {
+        int64_t r0 = b * job->block, r1 = r0 + job->block < job->rows ? r0 + job->block : job->rows;
+        sk_tensor o = sk_rows(job->out, job->out->ndim, r0, r1);
+        sk_tensor v = sk_rows(job->view, job->view->ndim, r0, r1);
+        sk_tensor s = sk_rows(job->src, job->view->ndim, r0, r1);
+        if (job->copy_x) {
+            sk_tensor x = sk_rows(job->x, job->x->ndim, r0, r1);
+            sk_copy_unchecked(&x, &o, 1);
+        }
+        /* the block's view elements are now in cache: write src over them */
+        sk_copy_unchecked(&s, &v, 1);
+    }
+}
+
+/* out = x, then view(out) = src. When out and the view share dimension 0
+ * (same size and stride: slices along other axes, diagonals of a batch),
+ * both steps run block by block so the second finds the block in cache. */
+static void sk_view_write(const sk_tensor *x, const sk_tensor *src, sk_tensor *out,
+                          sk_tensor *view, int nthreads) {
+    bool copy_x = !sk_same_layout(out, x);
+    int64_t n = sk_tensor_numel(out);
+    bool blocked = n > 0 && sk_tensor_numel(view) > 0 && out->ndim >= 1 && view->ndim >= 1 &&
+                   view->shape[0] == out->shape[0] && view->strides[0] == out->strides[0] &&
+                   out->strides[0] > 0 && out->shape[0] > 1 &&
+                   (char *)view->data >= (char *)out->data &&
+                   (char *)view->data - (char *)out->data <
+                       out->strides[0] * (int64_t)sk_dtype_size(out->dtype) &&
+                   (src->ndim < view->ndim || src->shape[0] == view->shape[0] || src->shape[0] == 1);
+    if (!blocked) {
+        if (copy_x) sk_copy_unchecked(x, out, nthreads);
+        if (sk_tensor_numel(view) > 0) sk_copy_unchecked(src, view, nthreads);
+        return;
+    }
+    int64_t row_bytes = n / out->shape[0] * (int64_t)sk_dtype_size(out->dtype);
+    sk_view_job job = {x, src, out, view, out->shape[0], 1, copy_x};
+    job.block = (256 << 10) / (row_bytes > 0 ? row_bytes : 1); /* about 256 KiB of out */
+    if (job.block < 1) job.block = 1;
+    int64_t nblocks = (job.rows + job.block - 1) / job.block;
+    int nt = sk_threads_for_work(nthreads, n);
+    if (nt > nblocks) nt = (int)nblocks;
+    sk_parallel_run(nt, sk_view_task, &job);
+}
+
 /* Forward: checks, then out = x and view(out) = src (broadcast when allowed). */
 static sk_status sk_view_scatter(const char *op, const sk_tensor *x, const sk_tensor *src,
                                  sk_tensor *out, sk_view_builder build, const void *args,
@@ -180,9 +244,7 @@ static sk_status sk_view_scatter(const char *op, const sk_tensor *x, const sk_te
     st = broadcast_src ? sk_check_broadcast(op, "src", src, view.ndim, view.shape)
                        : sk_check_exact_shape(op, "src", src, &view);
     if (st) return st;
-    int nthreads = sk_threads_for(opts);
-    if (!sk_same_layout(out, x)) sk_copy_unchecked(x, out, nthreads);
-    if (sk_tensor_numel(&view) > 0) sk_copy_unchecked(src, &view, nthreads);
+    sk_view_write(x, src, out, &view, sk_threads_for(opts));
     return SK_STATUS_OK;
 }
 
