@@ -95,7 +95,7 @@ SK_INLINE void sk_gather_rows(const sk_plan *p, const sk_cursor *c, int64_t nrow
     int64_t len = p->shape[d], n = p->comp_size[0], cts = p->comp_target_stride[0];
     int64_t ds = p->dense_stride[r2], ts = p->target_stride[r2], is = p->index_stride[r2];
     size_t row_bytes = (size_t)len * ES;
-    enum { AHEAD = 8 };
+    enum { AHEAD = 24 }; /* rows of prefetch distance: enough misses in flight to hide DRAM latency */
     for (int64_t r = 0; r < nrows; r++) {
         if (r + AHEAD < nrows) {
             int64_t v = sk_load_index(p->index, IS64, c->index + (r + AHEAD) * is);

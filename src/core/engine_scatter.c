@@ -217,7 +217,7 @@ SK_INLINE void sk_scatter_rows(const sk_plan *p, int64_t clo, int64_t chi, void 
     sk_plan outer = *p;
     outer.ndim--;
     int64_t nrows = sk_plan_numel(&outer);
-    enum { AHEAD = 8 };
+    enum { AHEAD = 16 };
     sk_cursor c;
     sk_cursor_seek(&outer, &c, 0);
     for (int64_t pos = 0; pos < nrows;) {
