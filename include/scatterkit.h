@@ -132,7 +132,14 @@ SK_API sk_status sk_tensor_from_dlpack(const struct DLTensor *dl, sk_tensor *t);
 /* ------------------------------------------------------------------------ */
 typedef struct sk_options {
     int32_t num_threads;   /* 0 = the process-wide setting */
+    uint32_t flags;        /* SK_OPTION_* */
 } sk_options;
+
+/* out was allocated for this call and is thrown away if the call fails (the
+ * Python binding's out=None): gather-type operators may then check index
+ * values inside the kernel instead of in a separate pass first. The error and
+ * its message are the same; only out's contents after a failure differ. */
+#define SK_OPTION_FRESH_OUT 1u
 
 /* Process-wide thread count. Default: the CPUs this process may run on, or
  * the environment variable SCATTERKIT_NUM_THREADS when set. n < 1 resets to

@@ -580,6 +580,7 @@ static int make_options(int num_threads, const char *op, sk_options *opts) {
         return -1;
     }
     opts->num_threads = num_threads;
+    opts->flags = 0;
     return 0;
 }
 
@@ -632,15 +633,16 @@ static PyObject *finish_shape(sk_arg *a, int n, int converted, sk_status st, con
 /* ------------------------------------------------------------------------ */
 static PyObject *py_gather(PyObject *Py_UNUSED(self), PyObject *args, PyObject *kw) {
     static const char op[] = "gather";
-    KW("x", "index", "axis", "mode", "fill_value", "out", "num_threads");
+    KW("x", "index", "axis", "mode", "fill_value", "out", "num_threads", "fresh_out");
     PyObject *ox, *oi, *oaxis, *ofill, *oout;
-    int mode, nt = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiOO|$i:gather", kwlist, &ox, &oi, &oaxis, &mode,
-                                     &ofill, &oout, &nt))
+    int mode, nt = 0, fresh = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiOO|$ip:gather", kwlist, &ox, &oi, &oaxis, &mode,
+                                     &ofill, &oout, &nt, &fresh))
         return NULL;
     int32_t axis;
     sk_options opts;
     if (to_i32(oaxis, op, "axis", &axis) < 0 || make_options(nt, op, &opts) < 0) return NULL;
+    if (fresh) opts.flags |= SK_OPTION_FRESH_OUT; /* out=None: ours, discarded on error */
     sk_arg a[4];
     args_init(a, 4);
     sk_status st = SK_STATUS_OK;
@@ -671,16 +673,17 @@ static PyObject *py_gather_shape(PyObject *Py_UNUSED(self), PyObject *args, PyOb
 
 static PyObject *py_gather_axes(PyObject *Py_UNUSED(self), PyObject *args, PyObject *kw) {
     static const char op[] = "gather";
-    KW("x", "index", "axes", "mode", "fill_value", "out", "num_threads");
+    KW("x", "index", "axes", "mode", "fill_value", "out", "num_threads", "fresh_out");
     PyObject *ox, *oi, *oaxes, *ofill, *oout;
-    int mode, nt = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiOO|$i:gather_axes", kwlist, &ox, &oi, &oaxes,
-                                     &mode, &ofill, &oout, &nt))
+    int mode, nt = 0, fresh = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiOO|$ip:gather_axes", kwlist, &ox, &oi, &oaxes,
+                                     &mode, &ofill, &oout, &nt, &fresh))
         return NULL;
     int32_t axes[SK_MAX_DIMS], naxes = 0;
     sk_options opts;
     if (to_axes(oaxes, op, "axis", axes, &naxes) < 0 || make_options(nt, op, &opts) < 0)
         return NULL;
+    if (fresh) opts.flags |= SK_OPTION_FRESH_OUT; /* out=None: ours, discarded on error */
     sk_arg a[4];
     args_init(a, 4);
     sk_status st = SK_STATUS_OK;
@@ -711,15 +714,16 @@ static PyObject *py_gather_axes_shape(PyObject *Py_UNUSED(self), PyObject *args,
 
 static PyObject *py_index_select(PyObject *Py_UNUSED(self), PyObject *args, PyObject *kw) {
     static const char op[] = "index_select";
-    KW("x", "index", "axis", "mode", "fill_value", "out", "num_threads");
+    KW("x", "index", "axis", "mode", "fill_value", "out", "num_threads", "fresh_out");
     PyObject *ox, *oi, *oaxis, *ofill, *oout;
-    int mode, nt = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiOO|$i:index_select", kwlist, &ox, &oi, &oaxis,
-                                     &mode, &ofill, &oout, &nt))
+    int mode, nt = 0, fresh = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiOO|$ip:index_select", kwlist, &ox, &oi, &oaxis,
+                                     &mode, &ofill, &oout, &nt, &fresh))
         return NULL;
     int32_t axis;
     sk_options opts;
     if (to_i32(oaxis, op, "axis", &axis) < 0 || make_options(nt, op, &opts) < 0) return NULL;
+    if (fresh) opts.flags |= SK_OPTION_FRESH_OUT; /* out=None: ours, discarded on error */
     sk_arg a[4];
     args_init(a, 4);
     sk_status st = SK_STATUS_OK;
@@ -750,16 +754,17 @@ static PyObject *py_index_select_shape(PyObject *Py_UNUSED(self), PyObject *args
 
 static PyObject *py_gather_nd(PyObject *Py_UNUSED(self), PyObject *args, PyObject *kw) {
     static const char op[] = "gather_nd";
-    KW("x", "index", "batch_dims", "mode", "fill_value", "out", "num_threads");
+    KW("x", "index", "batch_dims", "mode", "fill_value", "out", "num_threads", "fresh_out");
     PyObject *ox, *oi, *obd, *ofill, *oout;
-    int mode, nt = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiOO|$i:gather_nd", kwlist, &ox, &oi, &obd,
-                                     &mode, &ofill, &oout, &nt))
+    int mode, nt = 0, fresh = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOiOO|$ip:gather_nd", kwlist, &ox, &oi, &obd,
+                                     &mode, &ofill, &oout, &nt, &fresh))
         return NULL;
     int32_t batch_dims;
     sk_options opts;
     if (to_i32(obd, op, "batch_dims", &batch_dims) < 0 || make_options(nt, op, &opts) < 0)
         return NULL;
+    if (fresh) opts.flags |= SK_OPTION_FRESH_OUT; /* out=None: ours, discarded on error */
     sk_arg a[4];
     args_init(a, 4);
     sk_status st = SK_STATUS_OK;

@@ -88,10 +88,10 @@ def gather(x, index, axis, *, mode="error", fill_value=0):
     # conversion of every argument) is skipped; sk_gather validates it all.
     if _is_axes(axis):
         out = like.empty(shape_of(ic, op, "index")[:-1])
-        _C.gather_axes(xc, ic, axis, m, fill, out)
+        _C.gather_axes(xc, ic, axis, m, fill, out, fresh_out=True)
     else:
         out = like.empty(shape_of(ic, op, "index"))
-        _C.gather(xc, ic, axis, m, fill, out)
+        _C.gather(xc, ic, axis, m, fill, out, fresh_out=True)
     return out
 
 
@@ -104,7 +104,7 @@ def index_select(x, index, axis, *, mode="error", fill_value=0):
     xc, ic = as_input(x), as_index(index, op)
     fill = like.fill(fill_value, m)
     out = like.empty(_C.index_select_shape(xc, ic, axis))
-    _C.index_select(xc, ic, axis, m, fill, out)
+    _C.index_select(xc, ic, axis, m, fill, out, fresh_out=True)
     return out
 
 
@@ -118,7 +118,7 @@ def gather_nd(x, index, *, batch_dims=0, mode="error", fill_value=0):
     xc, ic = as_input(x), as_index(index, op)
     fill = like.fill(fill_value, m)
     out = like.empty(_C.gather_nd_shape(xc, ic, batch_dims))
-    _C.gather_nd(xc, ic, batch_dims, m, fill, out)
+    _C.gather_nd(xc, ic, batch_dims, m, fill, out, fresh_out=True)
     return out
 
 

@@ -30,6 +30,13 @@ SK_INLINE void sk_move(char *dst, int64_t ds, const char *src, int64_t ss, int64
 #undef SK_MOVE_LOOP
 }
 
+/* An index value could not be resolved: in ERROR mode (checked in the
+ * kernel) that is the error; otherwise the fill value is written. */
+SK_INLINE void sk_gather_unresolved(const sk_plan *p) {
+    if (p->mode == SK_INDEX_MODE_ERROR && p->invalid)
+        __atomic_store_n(p->invalid, 1, __ATOMIC_RELAXED);
+}
+
 SK_INLINE void sk_fill_run(char *dst, int64_t ds, const void *value, int64_t n, size_t es) {
     static const uint64_t zero = 0;
     if (!value) value = &zero;
@@ -57,6 +64,7 @@ SK_INLINE void sk_gather_varying(const sk_plan *p, const sk_cursor *c, int64_t r
             if (v < 0) v += n;                                                                     \
             if (SK_UNLIKELY((uint64_t)v >= (uint64_t)n)) {                                         \
                 if (!sk_resolve_index(ix_[j * is], n, p->mode, &v)) {                              \
+                    sk_gather_unresolved(p);                                                       \
                     sk_fill_run((char *)(o_ + j * ds), 1, p->fill, 1, ES);                         \
                     continue;                                                                      \
                 }                                                                                  \
@@ -79,6 +87,7 @@ SK_INLINE void sk_gather_varying(const sk_plan *p, const sk_cursor *c, int64_t r
     for (int64_t j = 0; j < run; j++) {
         int64_t toff = c->target + j * ts, lin = 0;
         if (!sk_plan_resolve(p, c->index + j * is, &toff, &lin)) {
+            sk_gather_unresolved(p);
             sk_fill_run(dense + (size_t)(j * ds) * ES, 1, p->fill, 1, ES);
             continue;
         }
@@ -108,6 +117,7 @@ SK_INLINE void sk_gather_rows(const sk_plan *p, const sk_cursor *c, int64_t nrow
         char *dst = p->dense + (size_t)(c->dense + r * ds) * ES;
         int64_t v = sk_load_index(p->index, IS64, c->index + r * is);
         if (!sk_resolve_index(v, n, p->mode, &v)) {
+            sk_gather_unresolved(p);
             sk_fill_run(dst, 1, p->fill, len, ES);
             continue;
         }
@@ -130,8 +140,10 @@ SK_INLINE void sk_gather_range(const sk_plan *p, int64_t lo, int64_t hi, const s
             if (sk_plan_resolve(p, c.index, &toff, &lin))
                 sk_move(p->dense + (size_t)c.dense * ES, p->dense_stride[d],
                         p->target + (size_t)toff * ES, p->target_stride[d], run, ES);
-            else
+            else {
+                sk_gather_unresolved(p);
                 sk_fill_run(p->dense + (size_t)c.dense * ES, p->dense_stride[d], p->fill, run, ES);
+            }
         } else {
             sk_gather_varying(p, &c, run, ES, IS64);
         }

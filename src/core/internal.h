@@ -168,6 +168,7 @@ typedef struct sk_plan {
     size_t elem_size;
     sk_index_mode mode;
     const void *fill;                           /* gather FILL: one element; NULL = zeros */
+    int *invalid;  /* gather, ERROR mode checked in the kernel: set when a value is out of range */
     /* scatter only */
     sk_reduce reduce;
     bool include_self;
@@ -185,6 +186,10 @@ void sk_plan_normalize(sk_plan *p);
 int64_t sk_plan_numel(const sk_plan *p);
 
 sk_status sk_run_gather(sk_plan *p, int nthreads);
+/* Whether index checks may run inside the gather kernel (SK_OPTION_FRESH_OUT). */
+SK_INLINE bool sk_fused_check(const sk_options *opts, sk_index_mode mode) {
+    return opts && (opts->flags & SK_OPTION_FRESH_OUT) && mode == SK_INDEX_MODE_ERROR;
+}
 
 /* Scatter backward (engine_scatter_backward.c). p is the forward plan with
  * linear strides, dense = src, aux_stride = grad_src's strides. x and out are

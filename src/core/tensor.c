@@ -140,7 +140,7 @@ sk_status sk_check_tensor(const char *op, const char *arg, const sk_tensor *t) {
         if (t->shape[d] < 0)
             return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: %s.shape[%d] = %lld is negative", op, arg,
                            (int)d, (long long)t->shape[d]);
-        if (sk_numel(t->ndim, t->shape) != 0 && sk_mul_overflows(n, t->shape[d], &n))
+        if (sk_mul_overflows(n, t->shape[d], &n) && sk_numel(t->ndim, t->shape) != 0)
             return sk_fail(SK_STATUS_SIZE_OVERFLOW, "%s: %s has more elements than fit in 64 bits",
                            op, arg);
         if (t->shape[d] == 0) continue;
@@ -153,7 +153,8 @@ sk_status sk_check_tensor(const char *op, const char *arg, const sk_tensor *t) {
     int64_t bytes;
     if (sk_mul_overflows(extent + 1, (int64_t)sk_dtype_size(t->dtype), &bytes))
         return sk_fail(SK_STATUS_SIZE_OVERFLOW, "%s: %s spans more bytes than fit in 64 bits", op, arg);
-    if (n > 0 && !t->data) return sk_fail(SK_STATUS_NULL_POINTER, "%s: %s.data is NULL", op, arg);
+    if (sk_numel(t->ndim, t->shape) > 0 && !t->data)
+        return sk_fail(SK_STATUS_NULL_POINTER, "%s: %s.data is NULL", op, arg);
     return SK_STATUS_OK;
 }
 

@@ -90,14 +90,23 @@ static sk_status sk_gather_nd_impl(const char *op, const sk_tensor *x, const sk_
         sizes[j] = x->shape[batch_dims + j];
     }
     int nthreads = sk_threads_for(opts);
-    if (k > 0 && (st = sk_validate_index(op, "index", index, last, axes, sizes, mode, nthreads)))
+    bool fused = !backward && sk_fused_check(opts, mode);
+    if (k > 0 && !fused &&
+        (st = sk_validate_index(op, "index", index, last, axes, sizes, mode, nthreads)))
         return st;
     sk_plan p, lin;
     sk_gather_nd_plan(&p, x, index, batch_dims, out);
     p.op = op;
     p.mode = mode;
     p.fill = fill_value ? fill_value->data : NULL;
-    if (!backward) return sk_run_gather(&p, nthreads);
+    if (!backward) {
+        int invalid = 0;
+        p.invalid = &invalid;
+        sk_run_gather(&p, nthreads);
+        return invalid && k > 0
+                   ? sk_validate_index(op, "index", index, last, axes, sizes, mode, nthreads)
+                   : SK_STATUS_OK;
+    }
     sk_tensor xlin = sk_row_major_like(x);
     sk_gather_nd_plan(&lin, &xlin, index, batch_dims, out);
     return sk_run_gather_backward(&p, &lin, (sk_tensor *)x, nthreads);

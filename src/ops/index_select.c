@@ -72,13 +72,20 @@ static sk_status sk_index_select_impl(const char *op, const sk_tensor *x, const 
     }
     int64_t n = sk_axis_size(x, ax);
     int nthreads = sk_threads_for(opts);
-    if ((st = sk_validate_index(op, "index", index, -1, &ax, &n, mode, nthreads))) return st;
+    bool fused = !backward && sk_fused_check(opts, mode);
+    if (!fused && (st = sk_validate_index(op, "index", index, -1, &ax, &n, mode, nthreads))) return st;
     sk_plan p, lin;
     sk_index_select_plan(&p, x, index, ax, out);
     p.op = op;
     p.mode = mode;
     p.fill = fill_value ? fill_value->data : NULL;
-    if (!backward) return sk_run_gather(&p, nthreads);
+    if (!backward) {
+        int invalid = 0;
+        p.invalid = &invalid;
+        sk_run_gather(&p, nthreads);
+        return invalid ? sk_validate_index(op, "index", index, -1, &ax, &n, mode, nthreads)
+                       : SK_STATUS_OK;
+    }
     sk_tensor xlin = sk_row_major_like(x);
     sk_index_select_plan(&lin, &xlin, index, ax, out);
     return sk_run_gather_backward(&p, &lin, (sk_tensor *)x, nthreads);
