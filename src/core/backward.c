@@ -35,8 +35,8 @@ sk_status sk_check_backward_args(const char *op, const sk_tensor *grad_out, int3
                        sk_format_shape(b, sizeof b, grad_out->ndim, grad_out->shape));
     }
     const sk_tensor *inputs[] = {grad_out, index};
-    return sk_check_out(op, grad_x, grad_x->dtype, grad_x->ndim, grad_x->shape, NULL, inputs,
-                        index ? 2 : 1);
+    static const char *const names[] = {"grad_out", "index"};
+    return sk_check_out(op, grad_x, grad_x->dtype, grad_x->ndim, grad_x->shape, NULL, inputs, names, index ? 2 : 1);
 }
 
 sk_status sk_run_gather_backward(sk_plan *p, const sk_plan *lin, sk_tensor *grad_x, int nthreads) {
@@ -86,11 +86,12 @@ sk_status sk_check_scatter_backward_args(const char *op, const sk_tensor *x, con
         if ((st = sk_check_like(op, "out", out, x))) return st;
     }
     const sk_tensor *inputs[] = {x, index, src, out, grad_out, grad_x, grad_src};
+    static const char *const names[] = {"x", "index", "src", "out", "grad_out", "grad_x", "grad_src"};
     if (grad_x) {
-        if ((st = sk_check_out(op, grad_x, x->dtype, x->ndim, x->shape, NULL, inputs, 5))) return st;
+        if ((st = sk_check_out(op, grad_x, x->dtype, x->ndim, x->shape, NULL, inputs, names, 5))) return st;
     }
     if (grad_src) {
-        if ((st = sk_check_out(op, grad_src, x->dtype, src->ndim, src->shape, NULL, inputs, 6)))
+        if ((st = sk_check_out(op, grad_src, x->dtype, src->ndim, src->shape, NULL, inputs, names, 6)))
             return st;
     }
     return SK_STATUS_OK;

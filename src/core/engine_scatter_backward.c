@@ -16,10 +16,15 @@
 
 #define SK_BWD_MAX_THREADS 256
 
+/* Per-target statistics of a thread's range, as separate arrays so each
+ * reduction touches only what it needs (8 bytes per target, 16 for prod). */
 typedef struct {
-    int64_t cnt, ties, zeros, winner;
-    double pnz; /* product of the non-zero contributors */
-} sk_bwd_stat;
+    int64_t *cnt;    /* updates received: sum (include_self=false), mean, prod */
+    int64_t *ties;   /* contributors equal to the result: amax, amin */
+    int64_t *winner; /* position of the last update: assign */
+    int64_t *zeros;  /* zero contributors: prod */
+    double *pnz;     /* product of the non-zero contributors: prod */
+} sk_bwd_stats;
 
 typedef struct {
     const sk_plan *p;
@@ -27,10 +32,10 @@ typedef struct {
     const double *xd, *od, *gd; /* x, forward result, grad_out in row-major order */
     sk_tensor *grad_x;
     char *grad_src;
-    sk_bwd_stat *stat[SK_BWD_MAX_THREADS];
+    sk_bwd_stats stat[SK_BWD_MAX_THREADS];
 } sk_bwd_job;
 
-static double sk_bwd_load(const char *ptr, sk_dtype dt) {
+static inline double sk_bwd_load(const char *ptr, sk_dtype dt) {
     switch (dt) {
     case SK_DTYPE_FLOAT16: return sk_f16_to_f32(*(const uint16_t *)(const void *)ptr);
     case SK_DTYPE_BFLOAT16: return sk_bf16_to_f32(*(const uint16_t *)(const void *)ptr);
@@ -39,7 +44,7 @@ static double sk_bwd_load(const char *ptr, sk_dtype dt) {
     }
 }
 
-static void sk_bwd_store(char *ptr, double v, sk_dtype dt) {
+static inline void sk_bwd_store(char *ptr, double v, sk_dtype dt) {
     switch (dt) {
     case SK_DTYPE_FLOAT16: *(uint16_t *)(void *)ptr = sk_f32_to_f16((float)v); break;
     case SK_DTYPE_BFLOAT16: *(uint16_t *)(void *)ptr = sk_f32_to_bf16((float)v); break;
@@ -55,65 +60,99 @@ static inline double sk_bwd_round(double v, sk_dtype dt) {
 
 static inline bool sk_bwd_same(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
 
-/* Gradient share of one contributor with value v of a target (prod/amax/amin/...). */
-static double sk_bwd_share(const sk_bwd_job *job, const sk_bwd_stat *s, double v, double g,
-                           double result) {
-    const sk_plan *p = job->p;
+/* Whether target j (of the thread's range) received an update. */
+static inline bool sk_bwd_touched(const sk_plan *p, const sk_bwd_stats *st, int64_t j) {
+    switch (p->reduce) {
+    case SK_REDUCE_NONE: return st->winner[j] >= 0;
+    case SK_REDUCE_AMAX:
+    case SK_REDUCE_AMIN:
+        /* asked only with include_self=false: the result is one of the updates */
+        return st->ties[j] > 0;
+    case SK_REDUCE_SUM: return p->include_self ? false : st->cnt[j] > 0;
+    default: return st->cnt[j] > 0;
+    }
+}
+
+/* Gradient share of one contributor with value v of target j. */
+static inline double sk_bwd_share(const sk_plan *p, const sk_bwd_stats *st, int64_t j, double v,
+                                  double g, double result) {
     sk_dtype dt = p->dtype;
     switch (p->reduce) {
     case SK_REDUCE_SUM: return g;
-    case SK_REDUCE_MEAN: return sk_bwd_round(g / (double)(s->cnt + (p->include_self ? 1 : 0)), dt);
+    case SK_REDUCE_MEAN:
+        return sk_bwd_round(g / (double)(st->cnt[j] + (p->include_self ? 1 : 0)), dt);
     case SK_REDUCE_PROD:
         /* the product of the others, without dividing by zero */
-        if (v != 0) return s->zeros ? 0.0 : sk_bwd_round(g * sk_bwd_round(s->pnz / v, dt), dt);
-        return s->zeros == 1 ? sk_bwd_round(g * s->pnz, dt) : 0.0;
+        if (v != 0) return st->zeros[j] ? 0.0 : sk_bwd_round(g * sk_bwd_round(st->pnz[j] / v, dt), dt);
+        return st->zeros[j] == 1 ? sk_bwd_round(g * st->pnz[j], dt) : 0.0;
     case SK_REDUCE_AMAX:
     case SK_REDUCE_AMIN:
-        return sk_bwd_same(v, result) ? sk_bwd_round(g / (double)s->ties, dt) : 0.0;
+        return sk_bwd_same(v, result) ? sk_bwd_round(g / (double)st->ties[j], dt) : 0.0;
     default: return 0.0;
     }
 }
 
-/* Walks every update; calls pass 1 or pass 2 for those in [lo, hi). */
-static void sk_bwd_walk(sk_bwd_job *job, int64_t lo, int64_t hi, sk_bwd_stat *st, int pass) {
+/* One update at position `seq`, value read from src (if needed), target j. */
+static inline void sk_bwd_visit(sk_bwd_job *job, sk_bwd_stats *st, int pass, int64_t seq,
+                                const char *src, int64_t gsrc_off, int64_t lin, int64_t j) {
+    const sk_plan *p = job->p;
+    sk_dtype dt = p->dtype;
+    bool needs_v = p->reduce == SK_REDUCE_PROD || p->reduce == SK_REDUCE_AMAX ||
+                   p->reduce == SK_REDUCE_AMIN;
+    if (pass == 1) {
+        switch (p->reduce) {
+        case SK_REDUCE_NONE: st->winner[j] = seq; break;
+        case SK_REDUCE_SUM:
+        case SK_REDUCE_MEAN: st->cnt[j]++; break;
+        case SK_REDUCE_PROD: {
+            double v = sk_bwd_load(src, dt);
+            st->cnt[j]++;
+            if (v == 0) st->zeros[j]++;
+            else st->pnz[j] = sk_bwd_round(st->pnz[j] * v, dt);
+        } break;
+        default:
+            if (sk_bwd_same(sk_bwd_load(src, dt), job->od[lin])) st->ties[j]++;
+            break;
+        }
+        return;
+    }
+    double g = job->gd[lin], share;
+    if (p->reduce == SK_REDUCE_NONE) share = st->winner[j] == seq ? g : 0.0;
+    else share = sk_bwd_share(p, st, j, needs_v ? sk_bwd_load(src, dt) : 0.0, g,
+                              job->od ? job->od[lin] : 0.0);
+    sk_bwd_store(job->grad_src + (size_t)gsrc_off * p->elem_size, share, dt);
+}
+
+/* Walks every update; visits those whose target is in [lo, hi). */
+static void sk_bwd_walk(sk_bwd_job *job, int64_t lo, int64_t hi, sk_bwd_stats *st, int pass) {
     const sk_plan *p = job->p;
     const size_t es = p->elem_size;
-    sk_dtype dt = p->dtype;
+    if (pass == 2 && !job->grad_src) return;
     sk_cursor c;
     sk_cursor_seek(p, &c, 0);
     int d = p->ndim - 1;
+    int64_t ds = p->dense_stride[d], ls = p->linear_stride[d], is = p->index_stride[d],
+            as = p->aux_stride[d];
     for (int64_t pos = 0; pos < job->total;) {
         int64_t run = sk_cursor_run(p, &c);
-        for (int64_t j = 0; j < run; j++) {
-            int64_t toff = 0, lin = c.linear + j * p->linear_stride[d];
-            if (!sk_plan_resolve(p, c.index + j * p->index_stride[d], &toff, &lin)) continue;
-            if (lin < lo || lin >= hi) continue;
-            sk_bwd_stat *s = &st[lin - lo];
-            if (pass == 1) {
-                s->cnt++;
-                s->winner = pos + j;
-                if (p->reduce == SK_REDUCE_PROD || p->reduce == SK_REDUCE_AMAX ||
-                    p->reduce == SK_REDUCE_AMIN) {
-                    double v = sk_bwd_load(p->dense + (size_t)(c.dense + j * p->dense_stride[d]) * es, dt);
-                    if (p->reduce == SK_REDUCE_PROD) {
-                        if (v == 0) s->zeros++;
-                        else s->pnz = sk_bwd_round(s->pnz * v, dt);
-                    } else if (sk_bwd_same(v, job->od[lin])) {
-                        s->ties++;
-                    }
+        if (is == 0 || p->ncomp == 0) {
+            /* the index is constant along the run: resolve it once */
+            int64_t toff = 0, lin = c.linear;
+            if (sk_plan_resolve(p, c.index, &toff, &lin)) {
+                for (int64_t j = 0; j < run; j++) {
+                    int64_t l = lin + j * ls;
+                    if (l < lo || l >= hi) continue;
+                    sk_bwd_visit(job, st, pass, pos + j, p->dense + (size_t)(c.dense + j * ds) * es,
+                                 c.aux + j * as, l, l - lo);
                 }
-            } else if (job->grad_src) {
-                double g = job->gd[lin], v = 0, r = 0, share;
-                if (p->reduce == SK_REDUCE_NONE) {
-                    share = s->winner == pos + j ? g : 0.0;
-                } else {
-                    if (p->reduce == SK_REDUCE_PROD || p->reduce == SK_REDUCE_AMAX ||
-                        p->reduce == SK_REDUCE_AMIN)
-                        v = sk_bwd_load(p->dense + (size_t)(c.dense + j * p->dense_stride[d]) * es, dt);
-                    if (job->od) r = job->od[lin];
-                    share = sk_bwd_share(job, s, v, g, r);
-                }
-                sk_bwd_store(job->grad_src + (size_t)(c.aux + j * p->aux_stride[d]) * es, share, dt);
+            }
+        } else {
+            for (int64_t j = 0; j < run; j++) {
+                int64_t toff = 0, lin = c.linear + j * ls;
+                if (!sk_plan_resolve(p, c.index + j * is, &toff, &lin)) continue;
+                if (lin < lo || lin >= hi) continue;
+                sk_bwd_visit(job, st, pass, pos + j, p->dense + (size_t)(c.dense + j * ds) * es,
+                             c.aux + j * as, lin, lin - lo);
             }
         }
         pos += run;
@@ -127,20 +166,16 @@ static void sk_bwd_task(void *arg, int tid, int nthreads) {
     int64_t lo, hi;
     sk_partition(job->n, tid, nthreads, &lo, &hi);
     if (lo >= hi) return;
-    sk_bwd_stat *st = job->stat[tid];
+    sk_bwd_stats *st = &job->stat[tid];
     bool self = p->include_self;
     for (int64_t t = lo; t < hi; t++) { /* x is a contributor when include_self */
-        sk_bwd_stat *s = &st[t - lo];
-        s->cnt = s->ties = s->zeros = 0;
-        s->winner = -1;
-        s->pnz = 1.0;
-        if (!self) continue;
-        if (p->reduce == SK_REDUCE_PROD) {
-            if (job->xd[t] == 0) s->zeros = 1;
-            else s->pnz = job->xd[t];
-        } else if ((p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN) &&
-                   sk_bwd_same(job->xd[t], job->od[t])) {
-            s->ties = 1;
+        int64_t j = t - lo;
+        if (st->cnt) st->cnt[j] = 0;
+        if (st->winner) st->winner[j] = -1;
+        if (st->ties) st->ties[j] = self && sk_bwd_same(job->xd[t], job->od[t]) ? 1 : 0;
+        if (st->zeros) {
+            st->zeros[j] = self && job->xd[t] == 0 ? 1 : 0;
+            st->pnz[j] = self && job->xd[t] != 0 ? job->xd[t] : 1.0;
         }
     }
     if (job->total > 0) {
@@ -157,11 +192,14 @@ static void sk_bwd_task(void *arg, int tid, int nthreads) {
         off += coord[d] * gx->strides[d];
     }
     for (int64_t t = lo; t < hi; t++) {
-        const sk_bwd_stat *s = &st[t - lo];
+        int64_t j = t - lo;
         double g = job->gd[t], v;
-        if (s->cnt == 0) v = g; /* untouched: passes through */
+        bool amx = p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN;
+        if (amx && self) /* x is one of the ties (or not): the share rule covers untouched too */
+            v = sk_bwd_share(p, st, j, job->xd[t], g, job->od[t]);
+        else if (!sk_bwd_touched(p, st, j)) v = g; /* untouched: passes through */
         else if (!self || p->reduce == SK_REDUCE_NONE) v = 0.0;
-        else v = sk_bwd_share(job, s, job->xd ? job->xd[t] : 0.0, g, job->od ? job->od[t] : 0.0);
+        else v = sk_bwd_share(p, st, j, job->xd ? job->xd[t] : 0.0, g, job->od ? job->od[t] : 0.0);
         sk_bwd_store((char *)gx->data + (size_t)off * es, v, p->dtype);
         for (int32_t d = gx->ndim - 1; d >= 0; d--) {
             off += gx->strides[d];
@@ -211,8 +249,19 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
     for (int t = 0; t < nt && st == SK_STATUS_OK; t++) {
         int64_t lo, hi;
         sk_partition(job.n, t, nt, &lo, &hi);
-        job.stat[t] = malloc((size_t)(hi > lo ? hi - lo : 1) * sizeof(sk_bwd_stat));
-        if (!job.stat[t]) st = SK_STATUS_OUT_OF_MEMORY;
+        size_t m = (size_t)(hi > lo ? hi - lo : 1);
+        sk_bwd_stats *ts = &job.stat[t];
+        sk_reduce r = p->reduce;
+        bool bad = false;
+        if (r == SK_REDUCE_SUM || r == SK_REDUCE_MEAN || r == SK_REDUCE_PROD)
+            bad |= !(ts->cnt = malloc(m * sizeof(int64_t)));
+        if (r == SK_REDUCE_AMAX || r == SK_REDUCE_AMIN) bad |= !(ts->ties = malloc(m * sizeof(int64_t)));
+        if (r == SK_REDUCE_NONE) bad |= !(ts->winner = malloc(m * sizeof(int64_t)));
+        if (r == SK_REDUCE_PROD) {
+            bad |= !(ts->zeros = malloc(m * sizeof(int64_t)));
+            bad |= !(ts->pnz = malloc(m * sizeof(double)));
+        }
+        if (bad) st = SK_STATUS_OUT_OF_MEMORY;
     }
     if (st == SK_STATUS_OK) {
         sk_to_doubles(grad_out, gd);
@@ -231,7 +280,13 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
     } else {
         sk_fail(st, "%s: out of memory for the backward scratch", p->op);
     }
-    for (int t = 0; t < nt; t++) free(job.stat[t]);
+    for (int t = 0; t < nt; t++) {
+        free(job.stat[t].cnt);
+        free(job.stat[t].ties);
+        free(job.stat[t].winner);
+        free(job.stat[t].zeros);
+        free(job.stat[t].pnz);
+    }
     free(gd);
     free(xd);
     free(od);

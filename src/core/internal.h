@@ -63,11 +63,11 @@ sk_status sk_check_index_dtype(const char *op, const char *arg, const sk_tensor 
 sk_status sk_check_same_dtype(const char *op, const char *arg, const sk_tensor *t,
                               sk_dtype dtype);
 /* Checks out: shape == (ndim, shape), dtype, no internal overlap, and no
- * overlap with any of `inputs` except that out may be exactly `alias`
- * (the in-place form; alias may be NULL). */
+ * overlap with any of `inputs` (argument names in `names`, for the message)
+ * except that out may be exactly `alias` (the in-place form; may be NULL). */
 sk_status sk_check_out(const char *op, const sk_tensor *out, sk_dtype dtype, int32_t ndim,
                        const int64_t *shape, const sk_tensor *alias,
-                       const sk_tensor *const *inputs, int ninputs);
+                       const sk_tensor *const *inputs, const char *const *names, int ninputs);
 bool sk_same_layout(const sk_tensor *a, const sk_tensor *b);
 /* Formats a shape as "[2, 3]" into buf. */
 const char *sk_format_shape(char *buf, size_t size, int32_t ndim, const int64_t *shape);

@@ -47,7 +47,7 @@ static bool sk_has_internal_overlap(const sk_tensor *t) {
 
 sk_status sk_check_out(const char *op, const sk_tensor *out, sk_dtype dtype, int32_t ndim,
                        const int64_t *shape, const sk_tensor *alias,
-                       const sk_tensor *const *inputs, int ninputs) {
+                       const sk_tensor *const *inputs, const char *const *names, int ninputs) {
     sk_status st = sk_check_tensor(op, "out", out);
     if (st) return st;
     if (out->dtype != dtype)
@@ -81,8 +81,8 @@ sk_status sk_check_out(const char *op, const sk_tensor *out, sk_dtype dtype, int
                                "%s: out partly overlaps x; pass out=x exactly for the in-place "
                                "form, or a separate out",
                                op);
-            return sk_fail(SK_STATUS_OVERLAP, "%s: out overlaps input %d; use a separate out", op,
-                           i);
+            return sk_fail(SK_STATUS_OVERLAP, "%s: out overlaps %s; use a separate out", op,
+                           names[i]);
         }
     }
     return SK_STATUS_OK;

@@ -40,7 +40,8 @@ sk_status sk_copy(const sk_tensor *src, sk_tensor *out, const sk_options *opts) 
     if ((st = sk_check_broadcast("copy", "src", src, out->ndim, out->shape))) return st;
     if (sk_same_layout(src, out)) return SK_STATUS_OK;
     const sk_tensor *inputs[] = {src};
-    if ((st = sk_check_out("copy", out, out->dtype, out->ndim, out->shape, NULL, inputs, 1)))
+    static const char *const names[] = {"src"};
+    if ((st = sk_check_out("copy", out, out->dtype, out->ndim, out->shape, NULL, inputs, names, 1)))
         return st;
     sk_copy_unchecked(src, out, sk_threads_for(opts));
     return SK_STATUS_OK;

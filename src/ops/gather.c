@@ -103,7 +103,8 @@ static sk_status sk_gather_impl(const char *op, const sk_tensor *x, const sk_ten
         return st;
     if (!backward) {
         const sk_tensor *inputs[] = {x, index, fill};
-        if ((st = sk_check_out(op, out, x->dtype, ndim, shape, NULL, inputs, 3))) return st;
+        static const char *const names[] = {"x", "index", "fill_value"};
+        if ((st = sk_check_out(op, out, x->dtype, ndim, shape, NULL, inputs, names, 3))) return st;
     } else if ((st = sk_check_backward_args(op, out, ndim, shape, x, index))) {
         return st;
     }

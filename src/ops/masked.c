@@ -226,7 +226,8 @@ sk_status sk_masked_select(const sk_tensor *x, const sk_tensor *mask, sk_tensor 
     int nthreads = sk_threads_for(opts);
     int64_t n = sk_mask_count(job, nthreads);
     const sk_tensor *inputs[] = {x, mask};
-    if ((st = sk_check_out(op, out, x->dtype, 1, &n, NULL, inputs, 2)) == SK_STATUS_OK) {
+    static const char *const names[] = {"x", "mask"};
+    if ((st = sk_check_out(op, out, x->dtype, 1, &n, NULL, inputs, names, 2)) == SK_STATUS_OK) {
         job->kind = SK_MASK_SELECT;
         job->out_stride = out->strides[0];
         job->p.dense = out->data;
@@ -247,7 +248,8 @@ sk_status sk_masked_scatter(const sk_tensor *x, const sk_tensor *mask, const sk_
     if ((st = sk_check_same_dtype(op, "source", source, x->dtype))) return st;
     if (!out) return sk_fail(SK_STATUS_NULL_POINTER, "%s: out is NULL (pass x for in place)", op);
     const sk_tensor *inputs[] = {x, mask, source};
-    if ((st = sk_check_out(op, out, x->dtype, x->ndim, x->shape, x, inputs, 3))) return st;
+    static const char *const names[] = {"x", "mask", "source"};
+    if ((st = sk_check_out(op, out, x->dtype, x->ndim, x->shape, x, inputs, names, 3))) return st;
     sk_mask_job *job = malloc(sizeof *job);
     if (!job) return sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
     sk_mask_plan(job, op, x, mask, out, ndim, shape);
@@ -289,12 +291,13 @@ sk_status sk_masked_scatter_backward(const sk_tensor *grad_out, const sk_tensor 
     if ((st = sk_mask_grad_check(op, grad_out))) return st;
     if ((st = sk_mask_shape(op, grad_out, mask, true, &ndim, shape))) return st;
     const sk_tensor *inputs[] = {grad_out, mask, grad_x};
-    if (grad_x && (st = sk_check_out(op, grad_x, grad_out->dtype, ndim, shape, NULL, inputs, 2)))
+    static const char *const names[] = {"grad_out", "mask", "grad_x"};
+    if (grad_x && (st = sk_check_out(op, grad_x, grad_out->dtype, ndim, shape, NULL, inputs, names, 2)))
         return st;
     if (grad_source) {
         if ((st = sk_check_tensor(op, "grad_source", grad_source))) return st;
         if ((st = sk_check_out(op, grad_source, grad_out->dtype, grad_source->ndim,
-                               grad_source->shape, NULL, inputs, 3)))
+                               grad_source->shape, NULL, inputs, names, 3)))
             return st;
     }
     sk_mask_job *job = malloc(sizeof *job);
@@ -336,7 +339,8 @@ sk_status sk_masked_select_backward(const sk_tensor *grad_out, const sk_tensor *
     if ((st = sk_check_tensor(op, "grad_x", grad_x))) return st;
     if ((st = sk_mask_shape(op, grad_x, mask, false, &ndim, shape))) return st;
     const sk_tensor *inputs[] = {grad_out, mask};
-    if ((st = sk_check_out(op, grad_x, grad_out->dtype, grad_x->ndim, grad_x->shape, NULL, inputs, 2)))
+    static const char *const names[] = {"grad_out", "mask"};
+    if ((st = sk_check_out(op, grad_x, grad_out->dtype, grad_x->ndim, grad_x->shape, NULL, inputs, names, 2)))
         return st;
     if (grad_out->ndim != 1)
         return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: grad_out must be 1-d, got %d dimensions", op,

@@ -86,7 +86,8 @@ static sk_status sk_scatter_impl(const char *op, const sk_tensor *x, const sk_te
     }
     if (!bwd) {
         const sk_tensor *inputs[] = {x, index, src};
-        if ((st = sk_check_out(op, out, x->dtype, x->ndim, x->shape, x, inputs, 3))) return st;
+        static const char *const names[] = {"x", "index", "src"};
+        if ((st = sk_check_out(op, out, x->dtype, x->ndim, x->shape, x, inputs, names, 3))) return st;
     } else if ((st = sk_check_scatter_backward_args(op, x, src, index, reduce, out, bwd->grad_out,
                                                     bwd->grad_x, bwd->grad_src))) {
         return st;

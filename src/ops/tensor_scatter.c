@@ -128,7 +128,8 @@ sk_status sk_tensor_scatter(const sk_tensor *cache, const sk_tensor *update,
     if ((st = sk_ts_validate(op, cache, update, write_indices, axis, mode, &a))) return st;
     if (!out) return sk_fail(SK_STATUS_NULL_POINTER, "%s: out is NULL (pass cache for in place)", op);
     const sk_tensor *inputs[] = {cache, update, write_indices};
-    if ((st = sk_check_out(op, out, cache->dtype, cache->ndim, cache->shape, cache, inputs, 3)))
+    static const char *const names[] = {"cache", "update", "write_indices"};
+    if ((st = sk_check_out(op, out, cache->dtype, cache->ndim, cache->shape, cache, inputs, names, 3)))
         return st;
     int nthreads = sk_threads_for(opts);
     if (!sk_same_layout(out, cache)) sk_copy_unchecked(cache, out, nthreads);
@@ -155,11 +156,12 @@ sk_status sk_tensor_scatter_backward(const sk_tensor *grad_out, const sk_tensor 
                        "%s: grad_update is needed (its shape gives the update length)", op);
     if ((st = sk_ts_validate(op, grad_out, grad_update, write_indices, axis, mode, &a))) return st;
     const sk_tensor *inputs[] = {grad_out, write_indices, grad_update};
+    static const char *const names[] = {"grad_out", "write_indices", "grad_update"};
     if ((st = sk_check_out(op, grad_update, grad_out->dtype, grad_update->ndim, grad_update->shape,
-                           NULL, inputs, 2)))
+                           NULL, inputs, names, 2)))
         return st;
     if (grad_cache && (st = sk_check_out(op, grad_cache, grad_out->dtype, grad_out->ndim,
-                                         grad_out->shape, NULL, inputs, 3)))
+                                         grad_out->shape, NULL, inputs, names, 3)))
         return st;
     int nthreads = sk_threads_for(opts);
     sk_tensor zero = sk_zero_scalar(grad_out->dtype);

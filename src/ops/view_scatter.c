@@ -239,7 +239,8 @@ static sk_status sk_view_scatter(const char *op, const sk_tensor *x, const sk_te
     if ((st = sk_check_same_dtype(op, "src", src, x->dtype))) return st;
     if (!out) return sk_fail(SK_STATUS_NULL_POINTER, "%s: out is NULL (pass x for in place)", op);
     const sk_tensor *inputs[] = {x, src};
-    if ((st = sk_check_out(op, out, x->dtype, x->ndim, x->shape, x, inputs, 2))) return st;
+    static const char *const names[] = {"x", "src"};
+    if ((st = sk_check_out(op, out, x->dtype, x->ndim, x->shape, x, inputs, names, 2))) return st;
     if ((st = build(op, out, args, &view))) return st;
     st = broadcast_src ? sk_check_broadcast(op, "src", src, view.ndim, view.shape)
                        : sk_check_exact_shape(op, "src", src, &view);
@@ -264,8 +265,9 @@ static sk_status sk_view_scatter_backward(const char *op, const sk_tensor *grad_
                        op, sk_dtype_name(grad_out->dtype));
     if ((st = build(op, grad_out, args, &gview))) return st;
     const sk_tensor *inputs[] = {grad_out, grad_x};
+    static const char *const names[] = {"grad_out", "grad_x"};
     if (grad_x &&
-        (st = sk_check_out(op, grad_x, grad_out->dtype, grad_out->ndim, grad_out->shape, NULL, inputs, 1)))
+        (st = sk_check_out(op, grad_x, grad_out->dtype, grad_out->ndim, grad_out->shape, NULL, inputs, names, 1)))
         return st;
     if (grad_src) {
         if ((st = sk_check_tensor(op, "grad_src", grad_src))) return st;
@@ -273,7 +275,7 @@ static sk_status sk_view_scatter_backward(const char *op, const sk_tensor *grad_
                            : sk_check_exact_shape(op, "grad_src", grad_src, &gview);
         if (st) return st;
         if ((st = sk_check_out(op, grad_src, grad_out->dtype, grad_src->ndim, grad_src->shape, NULL,
-                               inputs, 2)))
+                               inputs, names, 2)))
             return st;
     }
     int nthreads = sk_threads_for(opts);

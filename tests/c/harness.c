@@ -348,7 +348,7 @@ void skt_run_case(const char *desc, skt_op_fn fn, void *ctx, const skt_buf *x,
     first.base = NULL;
     /* threads 1, 2, 3, then opts == NULL (the process-wide setting) as "0" */
     for (int nt = 1; nt <= 4; nt++) {
-        sk_options opts = {nt};
+        sk_options opts = {.num_threads = nt};
         skt_clone(&got, out0);
         sk_status st = fn(ctx, inplace ? &got.t : &x->t, &got.t, nt == 4 ? NULL : &opts, false);
         skt_checks++;

@@ -279,7 +279,7 @@ static void mk_index(skt_buf *b, sk_dtype it, int32_t ndim, const int64_t *shape
         free(snap_);                                                                            \
     } while (0)
 
-static const sk_options three_threads = {3};
+static const sk_options three_threads = {.num_threads = 3};
 
 /* ------------------------------------------------------------------------ */
 /* gather                                                                   */
