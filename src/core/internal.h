@@ -209,6 +209,30 @@ sk_status sk_check_scatter_backward_args(const char *op, const sk_tensor *x, con
  * every allocation has succeeded, so a failure leaves out untouched. */
 sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads);
 
+/* ---- running an operator (execute.c) ---- */
+/* What sk_validate_index needs to check an operator's index values. */
+typedef struct {
+    const char *op;
+    const sk_tensor *index;
+    int32_t comp_dim;
+    const int32_t *axes;
+    const int64_t *sizes;
+    sk_index_mode mode;
+} sk_index_check;
+
+/* Gather-type: checks the index values (before, or inside the kernel for a
+ * fresh out), then runs p forward, or backward into grad_x when `lin` (the
+ * plan over sk_row_major_like(grad_x)) is given. */
+sk_status sk_gather_execute(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,
+                            sk_tensor *grad_x, const sk_options *opts);
+
+/* Scatter-type: checks the index values, then runs p forward (bwd == NULL;
+ * out = x first unless in place) or backward; grad_src_plan is the same plan
+ * built over grad_src (its dense strides locate grad_src). */
+sk_status sk_scatter_execute(sk_plan *p, const sk_plan *grad_src_plan, const sk_index_check *chk,
+                             const sk_tensor *x, const sk_tensor *out,
+                             const sk_backward_args *bwd, const sk_options *opts);
+
 /* ---- backward helpers (backward.c) ---- */
 /* grad_x: floating dtype, writable, not overlapping grad_out or index;
  * grad_out: grad_x's dtype and the forward result's shape (ndim, shape). */

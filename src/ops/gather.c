@@ -109,25 +109,15 @@ static sk_status sk_gather_impl(const char *op, const sk_tensor *x, const sk_ten
         return st;
     }
     for (int32_t k = 0; k < naxes; k++) sizes[k] = sk_axis_size(x, wrapped[k]);
-    int nthreads = sk_threads_for(opts);
-    int32_t comp_dim = has_comp_dim ? x->ndim : -1;
-    bool fused = !backward && sk_fused_check(opts, mode);
-    if (!fused && (st = sk_validate_index(op, "index", index, comp_dim, wrapped, sizes, mode, nthreads)))
-        return st;
+    sk_index_check chk = {op, index, has_comp_dim ? x->ndim : -1, wrapped, sizes, mode};
     sk_plan p, lin;
     sk_gather_plan(&p, op, x, index, wrapped, naxes, has_comp_dim, out);
-    p.mode = mode;
     p.fill = fill ? fill->data : NULL;
-    if (!backward) {
-        int invalid = 0;
-        p.invalid = &invalid;
-        sk_run_gather(&p, nthreads);
-        return invalid ? sk_validate_index(op, "index", index, comp_dim, wrapped, sizes, mode, nthreads)
-                       : SK_STATUS_OK;
+    if (backward) {
+        sk_tensor xlin = sk_row_major_like(x);
+        sk_gather_plan(&lin, op, &xlin, index, wrapped, naxes, has_comp_dim, out);
     }
-    sk_tensor xlin = sk_row_major_like(x);
-    sk_gather_plan(&lin, op, &xlin, index, wrapped, naxes, has_comp_dim, out);
-    return sk_run_gather_backward(&p, &lin, (sk_tensor *)x, nthreads);
+    return sk_gather_execute(&p, backward ? &lin : NULL, &chk, (sk_tensor *)x, opts);
 }
 
 sk_status sk_gather_shape(const sk_tensor *x, const sk_tensor *index, int32_t axis,

@@ -90,27 +90,17 @@ static sk_status sk_gather_nd_impl(const char *op, const sk_tensor *x, const sk_
         axes[j] = batch_dims + j;
         sizes[j] = x->shape[batch_dims + j];
     }
-    int nthreads = sk_threads_for(opts);
-    bool fused = !backward && sk_fused_check(opts, mode);
-    if (k > 0 && !fused &&
-        (st = sk_validate_index(op, "index", index, last, axes, sizes, mode, nthreads)))
-        return st;
+    /* k == 0: the index holds no values (its last dimension is empty) */
+    sk_index_check chk = {op, index, last, axes, sizes, mode};
     sk_plan p, lin;
     sk_gather_nd_plan(&p, x, index, batch_dims, out);
     p.op = op;
-    p.mode = mode;
     p.fill = fill_value ? fill_value->data : NULL;
-    if (!backward) {
-        int invalid = 0;
-        p.invalid = &invalid;
-        sk_run_gather(&p, nthreads);
-        return invalid && k > 0
-                   ? sk_validate_index(op, "index", index, last, axes, sizes, mode, nthreads)
-                   : SK_STATUS_OK;
+    if (backward) {
+        sk_tensor xlin = sk_row_major_like(x);
+        sk_gather_nd_plan(&lin, &xlin, index, batch_dims, out);
     }
-    sk_tensor xlin = sk_row_major_like(x);
-    sk_gather_nd_plan(&lin, &xlin, index, batch_dims, out);
-    return sk_run_gather_backward(&p, &lin, (sk_tensor *)x, nthreads);
+    return sk_gather_execute(&p, backward ? &lin : NULL, &chk, (sk_tensor *)x, opts);
 }
 
 sk_status sk_gather_nd(const sk_tensor *x, const sk_tensor *index, int32_t batch_dims,

@@ -72,21 +72,14 @@ static sk_status sk_index_scatter_impl(const char *op, const sk_tensor *x, const
         return st;
     }
     int64_t n = sk_axis_size(x, ax);
-    int nthreads = sk_threads_for(opts);
-    if ((st = sk_validate_index(op, "index", index, -1, &ax, &n, mode, nthreads))) return st;
-    sk_plan p;
+    sk_index_check chk = {op, index, -1, &ax, &n, mode};
+    sk_plan p, g;
     sk_index_scatter_plan(&p, op, x, index, updates, ax, bwd ? x : out);
-    p.mode = mode;
     p.reduce = reduce;
     p.include_self = include_self;
     p.out = out;
-    if (!bwd) return sk_run_scatter(&p, sk_same_layout(out, x) ? NULL : x, nthreads);
-    if (bwd->grad_src) {
-        sk_plan g;
-        sk_index_scatter_plan(&g, op, x, index, bwd->grad_src, ax, x);
-        memcpy(p.aux_stride, g.dense_stride, sizeof p.aux_stride);
-    }
-    return sk_run_scatter_backward(&p, x, out, bwd->grad_out, bwd->grad_x, bwd->grad_src, nthreads);
+    if (bwd && bwd->grad_src) sk_index_scatter_plan(&g, op, x, index, bwd->grad_src, ax, x);
+    return sk_scatter_execute(&p, &g, &chk, x, out, bwd, opts);
 }
 
 sk_status sk_index_scatter(const sk_tensor *x, const sk_tensor *index, const sk_tensor *updates,

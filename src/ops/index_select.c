@@ -72,24 +72,16 @@ static sk_status sk_index_select_impl(const char *op, const sk_tensor *x, const 
         return st;
     }
     int64_t n = sk_axis_size(x, ax);
-    int nthreads = sk_threads_for(opts);
-    bool fused = !backward && sk_fused_check(opts, mode);
-    if (!fused && (st = sk_validate_index(op, "index", index, -1, &ax, &n, mode, nthreads))) return st;
+    sk_index_check chk = {op, index, -1, &ax, &n, mode};
     sk_plan p, lin;
     sk_index_select_plan(&p, x, index, ax, out);
     p.op = op;
-    p.mode = mode;
     p.fill = fill_value ? fill_value->data : NULL;
-    if (!backward) {
-        int invalid = 0;
-        p.invalid = &invalid;
-        sk_run_gather(&p, nthreads);
-        return invalid ? sk_validate_index(op, "index", index, -1, &ax, &n, mode, nthreads)
-                       : SK_STATUS_OK;
+    if (backward) {
+        sk_tensor xlin = sk_row_major_like(x);
+        sk_index_select_plan(&lin, &xlin, index, ax, out);
     }
-    sk_tensor xlin = sk_row_major_like(x);
-    sk_index_select_plan(&lin, &xlin, index, ax, out);
-    return sk_run_gather_backward(&p, &lin, (sk_tensor *)x, nthreads);
+    return sk_gather_execute(&p, backward ? &lin : NULL, &chk, (sk_tensor *)x, opts);
 }
 
 sk_status sk_index_select(const sk_tensor *x, const sk_tensor *index, int32_t axis,

@@ -93,23 +93,15 @@ static sk_status sk_scatter_impl(const char *op, const sk_tensor *x, const sk_te
         return st;
     }
     for (int32_t k = 0; k < naxes; k++) sizes[k] = sk_axis_size(x, wrapped[k]);
-    int nthreads = sk_threads_for(opts);
-    if ((st = sk_validate_index(op, "index", index, has_comp_dim ? x->ndim : -1, wrapped, sizes,
-                                mode, nthreads)))
-        return st;
-    sk_plan p;
+    sk_index_check chk = {op, index, has_comp_dim ? x->ndim : -1, wrapped, sizes, mode};
+    sk_plan p, g;
     sk_scatter_plan(&p, op, x, index, src, wrapped, naxes, has_comp_dim, bwd ? x : out);
-    p.mode = mode;
     p.reduce = reduce;
     p.include_self = include_self;
     p.out = out;
-    if (!bwd) return sk_run_scatter(&p, sk_same_layout(out, x) ? NULL : x, nthreads);
-    if (bwd->grad_src) { /* grad_src's strides become the plan's aux strides */
-        sk_plan g;
+    if (bwd && bwd->grad_src)
         sk_scatter_plan(&g, op, x, index, bwd->grad_src, wrapped, naxes, has_comp_dim, x);
-        memcpy(p.aux_stride, g.dense_stride, sizeof p.aux_stride);
-    }
-    return sk_run_scatter_backward(&p, x, out, bwd->grad_out, bwd->grad_x, bwd->grad_src, nthreads);
+    return sk_scatter_execute(&p, &g, &chk, x, out, bwd, opts);
 }
 
 sk_status sk_scatter(const sk_tensor *x, const sk_tensor *index, const sk_tensor *src, int32_t axis,

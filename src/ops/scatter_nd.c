@@ -71,22 +71,14 @@ static sk_status sk_scatter_nd_impl(const char *op, const sk_tensor *x, const sk
         axes[j] = j;
         sizes[j] = x->shape[j];
     }
-    int nthreads = sk_threads_for(opts);
-    if (k > 0 && (st = sk_validate_index(op, "index", index, last, axes, sizes, mode, nthreads)))
-        return st;
-    sk_plan p;
+    sk_index_check chk = {op, index, last, axes, sizes, mode};
+    sk_plan p, g;
     sk_scatter_nd_plan(&p, op, x, index, updates, bwd ? x : out);
-    p.mode = mode;
     p.reduce = reduce;
     p.include_self = true;
     p.out = out;
-    if (!bwd) return sk_run_scatter(&p, sk_same_layout(out, x) ? NULL : x, nthreads);
-    if (bwd->grad_src) {
-        sk_plan g;
-        sk_scatter_nd_plan(&g, op, x, index, bwd->grad_src, x);
-        memcpy(p.aux_stride, g.dense_stride, sizeof p.aux_stride);
-    }
-    return sk_run_scatter_backward(&p, x, out, bwd->grad_out, bwd->grad_x, bwd->grad_src, nthreads);
+    if (bwd && bwd->grad_src) sk_scatter_nd_plan(&g, op, x, index, bwd->grad_src, x);
+    return sk_scatter_execute(&p, &g, &chk, x, out, bwd, opts);
 }
 
 sk_status sk_scatter_nd(const sk_tensor *x, const sk_tensor *index, const sk_tensor *updates,

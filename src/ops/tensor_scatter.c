@@ -40,13 +40,22 @@ static sk_status sk_ts_validate(const char *op, const sk_tensor *cache, const sk
         return sk_fail(SK_STATUS_INVALID_SHAPE,
                        "%s: update.shape[%d] = %lld exceeds the cache length %lld", op, (int)*a,
                        (long long)len, (long long)n);
-    if (!write_indices) return SK_STATUS_OK;
+    if (!write_indices) { /* every batch writes from 0, which must itself be a position */
+        if (mode == SK_TENSOR_SCATTER_CIRCULAR && len > 0 && batch > 0 && n == 0)
+            return sk_fail(SK_STATUS_INDEX_OUT_OF_RANGE,
+                           "%s: write_indices (None, so 0) is out of range for axis %d of size 0", op,
+                           (int)*a);
+        return SK_STATUS_OK;
+    }
     if ((st = sk_check_tensor(op, "write_indices", write_indices))) return st;
     if ((st = sk_check_index_dtype(op, "write_indices", write_indices))) return st;
-    if (write_indices->ndim != 1 || write_indices->shape[0] != batch)
+    if (write_indices->ndim != 1 || write_indices->shape[0] != batch) {
+        char got[256];
         return sk_fail(SK_STATUS_INVALID_SHAPE,
-                       "%s: write_indices must have shape [%lld] (one per batch)", op,
-                       (long long)batch);
+                       "%s: write_indices must have shape [%lld] (one per batch), got %s", op,
+                       (long long)batch,
+                       sk_format_shape(got, sizeof got, write_indices->ndim, write_indices->shape));
+    }
     bool is64 = write_indices->dtype == SK_DTYPE_INT64;
     for (int64_t b = 0; b < batch && len > 0; b++) {
         int64_t w = sk_load_index(write_indices->data, is64, b * write_indices->strides[0]);

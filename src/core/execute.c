@@ -1,0 +1,37 @@
+/* The common tail of every indexed operator, forward and backward: check the
+ * index values, then run the plan on the right engine. */
+#include "internal.h"
+
+static sk_status sk_check_values(const sk_index_check *c, int nthreads) {
+    return sk_validate_index(c->op, "index", c->index, c->comp_dim, c->axes, c->sizes, c->mode,
+                             nthreads);
+}
+
+sk_status sk_gather_execute(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,
+                            sk_tensor *grad_x, const sk_options *opts) {
+    int nthreads = sk_threads_for(opts);
+    p->mode = chk->mode;
+    /* With a fresh out the kernel itself notices a bad value, and the full
+     * check runs only then, to find the first one for the message. */
+    bool fused = !lin && sk_fused_check(opts, chk->mode);
+    sk_status st;
+    if (!fused && (st = sk_check_values(chk, nthreads))) return st;
+    if (lin) return sk_run_gather_backward(p, lin, grad_x, nthreads);
+    int invalid = 0;
+    p->invalid = &invalid;
+    sk_run_gather(p, nthreads);
+    return invalid ? sk_check_values(chk, nthreads) : SK_STATUS_OK;
+}
+
+sk_status sk_scatter_execute(sk_plan *p, const sk_plan *grad_src_plan, const sk_index_check *chk,
+                             const sk_tensor *x, const sk_tensor *out,
+                             const sk_backward_args *bwd, const sk_options *opts) {
+    int nthreads = sk_threads_for(opts);
+    sk_status st = sk_check_values(chk, nthreads);
+    if (st) return st;
+    p->mode = chk->mode;
+    if (!bwd) return sk_run_scatter(p, sk_same_layout(out, x) ? NULL : x, nthreads);
+    if (bwd->grad_src) /* grad_src's strides become the plan's aux strides */
+        memcpy(p->aux_stride, grad_src_plan->dense_stride, sizeof p->aux_stride);
+    return sk_run_scatter_backward(p, x, out, bwd->grad_out, bwd->grad_x, bwd->grad_src, nthreads);
+}
