@@ -59,6 +59,22 @@ SK_INLINE void sk_gather_varying(const sk_plan *p, const sk_cursor *c, int64_t r
         T *o_ = (T *)(void *)dense;                                                                \
         const T *x_ = (const T *)(const void *)base;                                               \
         const IT *ix_ = (const IT *)p->index + c->index;                                           \
+        if (ds == 1 && is == 1 && ts == 0 && cts == 1) {                                           \
+            /* along the last axis, all contiguous: a plain loop that vectorises */                \
+            bool ok_ = true;                                                                       \
+            for (int64_t j = 0; j < run; j++) {                                                    \
+                int64_t v = ix_[j];                                                                \
+                v += v < 0 ? n : 0;                                                                \
+                ok_ &= (uint64_t)v < (uint64_t)n;                                                  \
+            }                                                                                      \
+            if (ok_) {                                                                             \
+                for (int64_t j = 0; j < run; j++) {                                                \
+                    int64_t v = ix_[j];                                                            \
+                    o_[j] = x_[v + (v < 0 ? n : 0)];                                               \
+                }                                                                                  \
+                break;                                                                             \
+            }                                                                                      \
+        }                                                                                          \
         for (int64_t j = 0; j < run; j++) {                                                        \
             int64_t v = ix_[j * is];                                                               \
             if (v < 0) v += n;                                                                     \
@@ -178,7 +194,7 @@ SK_INLINE void sk_gather_row_range(const sk_plan *p, int64_t lo, int64_t hi, con
     }
 }
 
-static void sk_gather_task(void *arg, int tid, int nthreads) {
+SK_HOT static void sk_gather_task(void *arg, int tid, int nthreads) {
     const sk_gather_job *job = arg;
     const sk_plan *p = job->p;
     int64_t lo, hi;

@@ -153,6 +153,37 @@ SK_INLINE void sk_apply_row(const sk_plan *p, const char *restrict src, int64_t 
         memcpy(dst, src, (size_t)n * ES);
         return;
     }
+    if (COUNTED && src_step == 1 && (SK_IS_FLOAT(DT)) && RED != SK_REDUCE_NONE) {
+        /* Within a chunk, every row that hits these targets covers exactly
+         * this segment (rows of one target row start at the same linear
+         * index and are clipped alike), so the targets share one count and
+         * the first-touch test is made once for the row. */
+        bool first = cnt[j0] == 0 && !p->include_self;
+        int64_t *restrict c = cnt + j0;
+        for (int64_t j = 0; j < n; j++) c[j]++;
+        const sk_reduce OP = RED == SK_REDUCE_MEAN ? SK_REDUCE_SUM : RED;
+        if (DT == SK_DTYPE_FLOAT32) {
+            float *restrict d = (float *)(void *)dst;
+            const float *restrict s = (const float *)(const void *)src;
+            if (first) memcpy(d, s, (size_t)n * sizeof(float));
+            else for (int64_t j = 0; j < n; j++) d[j] = (float)sk_op_f(d[j], s[j], OP, DT);
+            return;
+        }
+        if (DT == SK_DTYPE_FLOAT64) {
+            double *restrict d = (double *)(void *)dst;
+            const double *restrict s = (const double *)(const void *)src;
+            if (first) memcpy(d, s, (size_t)n * sizeof(double));
+            else for (int64_t j = 0; j < n; j++) d[j] = sk_op_f(d[j], s[j], OP, DT);
+            return;
+        }
+        float *restrict a = acc + j0;
+        const uint16_t *restrict s = (const uint16_t *)(const void *)src;
+        for (int64_t j = 0; j < n; j++) {
+            float v = DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(s[j]) : sk_f16_to_f32(s[j]);
+            a[j] = first ? v : (float)sk_op_f(a[j], v, OP, DT);
+        }
+        return;
+    }
     if (!COUNTED && src_step == 1) {
         if (DT == SK_DTYPE_FLOAT32) {
             float *restrict d = (float *)(void *)dst;
@@ -217,6 +248,10 @@ SK_INLINE void sk_scatter_rows(const sk_plan *p, int64_t clo, int64_t chi, float
                                                    : p->target + (size_t)toff * ES;
                     __builtin_prefetch(q, 1);
                     if (len * (int64_t)ES > 64) __builtin_prefetch(q + 64, 1);
+                    if (COUNTED) { /* the row's counts are as scattered as its targets */
+                        const char *k = (const char *)(cnt + (lin < clo ? 0 : lin - clo));
+                        for (int64_t b = 0; b < len * 8 && b < 512; b += 64) __builtin_prefetch(k + b, 1);
+                    }
                 }
             }
             int64_t toff = c.target + r * ts, lin = c.linear + r * ls;

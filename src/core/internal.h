@@ -7,6 +7,14 @@
 #include <stdarg.h>
 #include <string.h>
 
+/* Hot kernels get an AVX2 clone chosen at load time (x86-64 with GCC or
+ * Clang and ifunc support); elsewhere the portable build only. */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(__SANITIZE_ADDRESS__)
+#define SK_HOT __attribute__((target_clones("avx2", "default")))
+#else
+#define SK_HOT
+#endif
+
 #if defined(__GNUC__)
 #define SK_INLINE static inline __attribute__((always_inline))
 #define SK_PRINTF(a, b) __attribute__((format(printf, a, b)))
