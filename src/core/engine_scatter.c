@@ -318,9 +318,20 @@ SK_INLINE void sk_scatter_pass(const sk_plan *p, int64_t clo, int64_t chi, float
             const int64_t n = p->comp_size[0], cts = p->comp_target_stride[0],
                           cls = p->comp_linear_stride[0];
             const sk_index_mode mode = p->mode;
+            /* every target the run can reach is in the chunk: no range test */
+            const bool inside = ls == 0 && c.linear >= clo && c.linear + (n - 1) * cls < chi;
 #define SK_VARYING_SCATTER(IT)                                                                     \
     do {                                                                                           \
         const IT *ix = (const IT *)p->index + c.index;                                             \
+        if (inside && mode == SK_INDEX_MODE_ERROR) {                                               \
+            for (int64_t j = 0; j < run; j++) {                                                    \
+                int64_t v = ix[j * is];                                                            \
+                v += v < 0 ? n : 0;                                                                \
+                sk_apply(p, src + (size_t)(j * ds) * ES, c.target + j * ts + v * cts,              \
+                         c.linear + v * cls - clo, acc, cnt, DT, RED, COUNTED, ES);                \
+            }                                                                                      \
+            break;                                                                                 \
+        }                                                                                          \
         for (int64_t j = 0; j < run; j++) {                                                        \
             int64_t v = ix[j * is];                                                                \
             if (v < 0) v += n;                                                                     \
@@ -427,12 +438,13 @@ SK_INLINE void sk_scatter_finish(const sk_plan *p, int64_t clo, int64_t chi, con
     X(DT, N, SK_REDUCE_MEAN, mean) X(DT, N, SK_REDUCE_AMAX, amax) X(DT, N, SK_REDUCE_AMIN, amin)
 
 #define SK_DEFINE_KERNELS(DT, N, RED, R)                                                          \
-    static void sk_pass_##N##_##R(const sk_plan *p, int64_t clo, int64_t chi, float *acc,         \
+    SK_HOT static void sk_pass_##N##_##R(const sk_plan *p, int64_t clo, int64_t chi, float *acc,  \
                                   int64_t *cnt) {                                                \
         if (SK_USES_ACC(DT, RED)) sk_scatter_preload(p, clo, chi, acc, DT);                       \
         sk_scatter_pass(p, clo, chi, acc, cnt, DT, RED, false);                                   \
     }                                                                                             \
-    static void sk_pass_counted_##N##_##R(const sk_plan *p, int64_t clo, int64_t chi, float *acc, \
+    SK_HOT static void sk_pass_counted_##N##_##R(const sk_plan *p, int64_t clo, int64_t chi,      \
+                                                 float *acc,                                      \
                                           int64_t *cnt) {                                        \
         if (SK_USES_ACC(DT, RED)) sk_scatter_preload(p, clo, chi, acc, DT);                       \
         sk_scatter_pass(p, clo, chi, acc, cnt, DT, RED, true);                                    \
