@@ -244,8 +244,9 @@ SK_INLINE void sk_scatter_rows(const sk_plan *p, int64_t clo, int64_t chi, float
                 int64_t toff = c.target + (r + AHEAD) * ts, lin = c.linear + (r + AHEAD) * ls;
                 if (sk_plan_resolve(p, c.index + (r + AHEAD) * is, &toff, &lin) && lin < chi &&
                     lin + len > clo) {
+                    int64_t c0 = p->col_lo < len ? p->col_lo : 0;
                     const char *q = SK_USES_ACC(DT, RED) ? (const char *)(acc + (lin - clo))
-                                                   : p->target + (size_t)toff * ES;
+                                                   : p->target + (size_t)(toff + c0) * ES;
                     __builtin_prefetch(q, 1);
                     if (len * (int64_t)ES > 64) __builtin_prefetch(q + 64, 1);
                     if (COUNTED) { /* the row's counts are as scattered as its targets */
@@ -258,6 +259,9 @@ SK_INLINE void sk_scatter_rows(const sk_plan *p, int64_t clo, int64_t chi, float
             if (!sk_plan_resolve(p, c.index + r * is, &toff, &lin)) continue;
             if (lin >= chi || lin + len <= clo) continue;
             int64_t jlo = lin < clo ? clo - lin : 0, jhi = lin + len > chi ? chi - lin : len;
+            if (jlo < p->col_lo) jlo = p->col_lo; /* a column block (sk_scatter_cols_task) */
+            if (jhi > p->col_hi) jhi = p->col_hi;
+            if (jlo >= jhi) continue;
             sk_apply_row(p, p->dense + (size_t)(c.dense + r * ds + jlo * step) * ES, step,
                          toff + jlo, lin + jlo - clo, jhi - jlo, acc, cnt, DT, RED, COUNTED, ES);
         }
@@ -480,6 +484,25 @@ static void sk_scatter_task(void *arg, int tid, int nthreads) {
     }
 }
 
+/* Rows without scratch: thread t owns a block of columns of every row (cut
+ * at cache-line boundaries) instead of a range of targets. Each target still
+ * has one owner that sees its updates in row-major order, and each thread
+ * reads only its own cache lines of src; with a split by targets every
+ * thread would walk, and the hardware would prefetch, all of src. */
+typedef struct {
+    sk_scatter_job *job;
+    int64_t len, cols_per_thread;
+} sk_cols_job;
+
+static void sk_scatter_cols_task(void *arg, int tid, int nthreads) {
+    sk_cols_job *cj = arg;
+    sk_plan mine = *cj->job->p;
+    mine.col_lo = tid * cj->cols_per_thread;
+    mine.col_hi = tid == nthreads - 1 ? cj->len : mine.col_lo + cj->cols_per_thread;
+    if (mine.col_lo >= mine.col_hi) return;
+    cj->job->pass(&mine, 0, cj->job->target_numel, NULL, NULL);
+}
+
 sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
     sk_plan_normalize(p);
     sk_scatter_job job;
@@ -516,7 +539,14 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
     }
     if (st == SK_STATUS_OK) {
         if (copy_from) sk_copy_unchecked(copy_from, (sk_tensor *)p->out, nthreads);
-        if (run) sk_parallel_run(nt, sk_scatter_task, &job);
+        int64_t len = p->shape[p->ndim - 1], line = 64 / (int64_t)p->elem_size;
+        if (run && nt > 1 && !job.half && !job.counted && sk_scatter_is_rows(p) &&
+            len >= (int64_t)nt * line) {
+            sk_cols_job cj = {&job, len, (len / nt + line - 1) / line * line};
+            sk_parallel_run(nt, sk_scatter_cols_task, &cj);
+        } else if (run) {
+            sk_parallel_run(nt, sk_scatter_task, &job);
+        }
     }
     for (int t = 0; t < nt; t++) {
         free(job.acc[t]);

@@ -181,6 +181,7 @@ typedef struct sk_plan {
     sk_reduce reduce;
     bool include_self;
     const sk_tensor *out;                       /* its shape/strides map linear index -> offset */
+    int64_t col_lo, col_hi;  /* scatter rows: the inner-dimension block this thread owns */
 } sk_plan;
 
 /* Starts a plan: zero strides, no components. */
