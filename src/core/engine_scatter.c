@@ -447,8 +447,8 @@ SK_INLINE void sk_scatter_finish(const sk_plan *p, int64_t clo, int64_t chi, con
         if (SK_USES_ACC(DT, RED)) sk_scatter_preload(p, clo, chi, acc, DT);                       \
         sk_scatter_pass(p, clo, chi, acc, cnt, DT, RED, false);                                   \
     }                                                                                             \
-    SK_HOT static void sk_pass_counted_##N##_##R(const sk_plan *p, int64_t clo, int64_t chi,      \
-                                                 float *acc,                                      \
+    static void sk_pass_counted_##N##_##R(const sk_plan *p, int64_t clo, int64_t chi,             \
+                                          float *acc,                                             \
                                           int64_t *cnt) {                                        \
         if (SK_USES_ACC(DT, RED)) sk_scatter_preload(p, clo, chi, acc, DT);                       \
         sk_scatter_pass(p, clo, chi, acc, cnt, DT, RED, true);                                    \
