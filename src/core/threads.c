@@ -106,11 +106,29 @@ static int sk_pool_grow(int want) {
     return sk_pool.nworkers;
 }
 
+/* A child of fork() has only the forking thread: forget the workers (they
+ * are started again on demand) and reset the locks, which may have been held
+ * by a thread that does not exist in the child. */
+static void sk_pool_after_fork_child(void) {
+    pthread_mutex_init(&sk_pool.lock, NULL);
+    pthread_mutex_init(&sk_pool.busy, NULL);
+    pthread_cond_init(&sk_pool.wake, NULL);
+    pthread_cond_init(&sk_pool.done, NULL);
+    sk_pool.nworkers = 0;
+    sk_pool.pending = 0;
+}
+
+static pthread_once_t sk_pool_once = PTHREAD_ONCE_INIT;
+static void sk_pool_register_fork_handler(void) {
+    pthread_atfork(NULL, NULL, sk_pool_after_fork_child);
+}
+
 void sk_parallel_run(int nthreads, void (*fn)(void *ctx, int tid, int nthreads), void *ctx) {
     if (nthreads <= 1) {
         fn(ctx, 0, 1);
         return;
     }
+    pthread_once(&sk_pool_once, sk_pool_register_fork_handler);
     if (pthread_mutex_trylock(&sk_pool.busy) != 0) {
         for (int t = 0; t < nthreads; t++) fn(ctx, t, nthreads);
         return;
