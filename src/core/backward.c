@@ -26,14 +26,7 @@ sk_status sk_check_backward_args(const char *op, const sk_tensor *grad_out, int3
                        "got %s",
                        op, sk_dtype_name(grad_x->dtype));
     if ((st = sk_check_same_dtype(op, "grad_out", grad_out, grad_x->dtype))) return st;
-    bool same = grad_out->ndim == ndim;
-    for (int32_t d = 0; same && d < ndim; d++) same = grad_out->shape[d] == shape[d];
-    if (!same) {
-        char a[256], b[256];
-        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: grad_out must have shape %s, got %s", op,
-                       sk_format_shape(a, sizeof a, ndim, shape),
-                       sk_format_shape(b, sizeof b, grad_out->ndim, grad_out->shape));
-    }
+    if ((st = sk_check_shape(op, "grad_out", grad_out, ndim, shape))) return st;
     const sk_tensor *inputs[] = {grad_out, index};
     static const char *const names[] = {"grad_out", "index"};
     return sk_check_out(op, grad_x, grad_x->dtype, grad_x->ndim, grad_x->shape, NULL, inputs, names, index ? 2 : 1);
@@ -57,15 +50,7 @@ static sk_status sk_check_like(const char *op, const char *arg, const sk_tensor 
     sk_status st;
     if ((st = sk_check_tensor(op, arg, t))) return st;
     if ((st = sk_check_same_dtype(op, arg, t, like->dtype))) return st;
-    bool same = t->ndim == like->ndim;
-    for (int32_t d = 0; same && d < t->ndim; d++) same = t->shape[d] == like->shape[d];
-    if (!same) {
-        char a[256], b[256];
-        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: %s must have shape %s, got %s", op, arg,
-                       sk_format_shape(a, sizeof a, like->ndim, like->shape),
-                       sk_format_shape(b, sizeof b, t->ndim, t->shape));
-    }
-    return SK_STATUS_OK;
+    return sk_check_shape(op, arg, t, like->ndim, like->shape);
 }
 
 sk_status sk_check_scatter_backward_args(const char *op, const sk_tensor *x, const sk_tensor *src,

@@ -39,16 +39,8 @@ typedef struct {
 /* 16-bit floats reduce in a float32 accumulator; assign moves bits */
 #define SK_USES_ACC(DT, RED) (SK_IS_HALF(DT) && (RED) != SK_REDUCE_NONE)
 
-/* Accumulation types: float for float16/bfloat16/float32, double for float64,
- * int64_t for integers and bool. */
-SK_INLINE double sk_load_f(const char *ptr, const sk_dtype DT) {
-    switch (DT) {
-    case SK_DTYPE_FLOAT16: return sk_f16_to_f32(*(const uint16_t *)(const void *)ptr);
-    case SK_DTYPE_BFLOAT16: return sk_bf16_to_f32(*(const uint16_t *)(const void *)ptr);
-    case SK_DTYPE_FLOAT32: return *(const float *)(const void *)ptr;
-    default: return *(const double *)(const void *)ptr;
-    }
-}
+/* Values: floats go through sk_load_f/sk_store_f (internal.h); integers and
+ * bool through int64_t. */
 SK_INLINE int64_t sk_load_i(const char *ptr, const sk_dtype DT) {
     switch (DT) {
     case SK_DTYPE_BOOL: return *(const uint8_t *)ptr != 0;
@@ -57,14 +49,6 @@ SK_INLINE int64_t sk_load_i(const char *ptr, const sk_dtype DT) {
     case SK_DTYPE_INT16: return *(const int16_t *)(const void *)ptr;
     case SK_DTYPE_INT32: return *(const int32_t *)(const void *)ptr;
     default: return *(const int64_t *)(const void *)ptr;
-    }
-}
-SK_INLINE void sk_store_f(char *ptr, double v, const sk_dtype DT) {
-    switch (DT) {
-    case SK_DTYPE_FLOAT16: *(uint16_t *)(void *)ptr = sk_f32_to_f16((float)v); break;
-    case SK_DTYPE_BFLOAT16: *(uint16_t *)(void *)ptr = sk_f32_to_bf16((float)v); break;
-    case SK_DTYPE_FLOAT32: *(float *)(void *)ptr = (float)v; break;
-    default: *(double *)(void *)ptr = v; break;
     }
 }
 /* Integer stores truncate to the width: that is the two's complement wrap. */
@@ -78,12 +62,6 @@ SK_INLINE void sk_store_i(char *ptr, int64_t v, const sk_dtype DT) {
     case SK_DTYPE_INT32: { uint32_t w = (uint32_t)u; memcpy(ptr, &w, 4); } break;
     default: memcpy(ptr, &u, 8); break;
     }
-}
-/* The value an integer accumulator holds once wrapped to the dtype. */
-SK_INLINE int64_t sk_wrap_i(int64_t v, const sk_dtype DT) {
-    char buf[8];
-    sk_store_i(buf, v, DT);
-    return sk_load_i(buf, DT);
 }
 
 /* float arithmetic is done in float for all but float64, so that float32

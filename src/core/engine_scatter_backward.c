@@ -35,24 +35,6 @@ typedef struct {
     sk_bwd_stats stat[SK_BWD_MAX_THREADS];
 } sk_bwd_job;
 
-static inline double sk_bwd_load(const char *ptr, sk_dtype dt) {
-    switch (dt) {
-    case SK_DTYPE_FLOAT16: return sk_f16_to_f32(*(const uint16_t *)(const void *)ptr);
-    case SK_DTYPE_BFLOAT16: return sk_bf16_to_f32(*(const uint16_t *)(const void *)ptr);
-    case SK_DTYPE_FLOAT32: return *(const float *)(const void *)ptr;
-    default: return *(const double *)(const void *)ptr;
-    }
-}
-
-static inline void sk_bwd_store(char *ptr, double v, sk_dtype dt) {
-    switch (dt) {
-    case SK_DTYPE_FLOAT16: *(uint16_t *)(void *)ptr = sk_f32_to_f16((float)v); break;
-    case SK_DTYPE_BFLOAT16: *(uint16_t *)(void *)ptr = sk_f32_to_bf16((float)v); break;
-    case SK_DTYPE_FLOAT32: *(float *)(void *)ptr = (float)v; break;
-    default: *(double *)(void *)ptr = v; break;
-    }
-}
-
 /* Rounds an intermediate to the working precision (float below float64). */
 static inline double sk_bwd_round(double v, sk_dtype dt) {
     return dt == SK_DTYPE_FLOAT64 ? v : (double)(float)v;
@@ -105,22 +87,22 @@ static inline void sk_bwd_visit(sk_bwd_job *job, sk_bwd_stats *st, int pass, int
         case SK_REDUCE_SUM:
         case SK_REDUCE_MEAN: st->cnt[j]++; break;
         case SK_REDUCE_PROD: {
-            double v = sk_bwd_load(src, dt);
+            double v = sk_load_f(src, dt);
             st->cnt[j]++;
             if (v == 0) st->zeros[j]++;
             else st->pnz[j] = sk_bwd_round(st->pnz[j] * v, dt);
         } break;
         default:
-            if (sk_bwd_same(sk_bwd_load(src, dt), job->od[lin])) st->ties[j]++;
+            if (sk_bwd_same(sk_load_f(src, dt), job->od[lin])) st->ties[j]++;
             break;
         }
         return;
     }
     double g = job->gd[lin], share;
     if (p->reduce == SK_REDUCE_NONE) share = st->winner[j] == seq ? g : 0.0;
-    else share = sk_bwd_share(p, st, j, needs_v ? sk_bwd_load(src, dt) : 0.0, g,
+    else share = sk_bwd_share(p, st, j, needs_v ? sk_load_f(src, dt) : 0.0, g,
                               job->od ? job->od[lin] : 0.0);
-    sk_bwd_store(job->grad_src + (size_t)gsrc_off * p->elem_size, share, dt);
+    sk_store_f(job->grad_src + (size_t)gsrc_off * p->elem_size, share, dt);
 }
 
 /* Walks every update; visits those whose target is in [lo, hi). */
@@ -200,7 +182,7 @@ static void sk_bwd_task(void *arg, int tid, int nthreads) {
         else if (!sk_bwd_touched(p, st, j)) v = g; /* untouched: passes through */
         else if (!self || p->reduce == SK_REDUCE_NONE) v = 0.0;
         else v = sk_bwd_share(p, st, j, job->xd ? job->xd[t] : 0.0, g, job->od ? job->od[t] : 0.0);
-        sk_bwd_store((char *)gx->data + (size_t)off * es, v, p->dtype);
+        sk_store_f((char *)gx->data + (size_t)off * es, v, p->dtype);
         for (int32_t d = gx->ndim - 1; d >= 0; d--) {
             off += gx->strides[d];
             if (++coord[d] < gx->shape[d]) break;
@@ -215,7 +197,7 @@ static void sk_to_doubles(const sk_tensor *t, double *dst) {
     int64_t n = sk_tensor_numel(t), coord[SK_MAX_DIMS] = {0}, off = 0;
     size_t es = sk_dtype_size(t->dtype);
     for (int64_t i = 0; i < n; i++) {
-        dst[i] = sk_bwd_load((const char *)t->data + (size_t)off * es, t->dtype);
+        dst[i] = sk_load_f((const char *)t->data + (size_t)off * es, t->dtype);
         for (int32_t d = t->ndim - 1; d >= 0; d--) {
             off += t->strides[d];
             if (++coord[d] < t->shape[d]) break;

@@ -58,6 +58,25 @@ SK_INLINE uint16_t sk_f32_to_bf16(float f) {
 float sk_f16_to_f32(uint16_t h);
 uint16_t sk_f32_to_f16(float f);
 
+/* One floating element as a double, and back (16-bit types round once from
+ * float32). With a constant dtype the switch folds away. */
+SK_INLINE double sk_load_f(const char *ptr, const sk_dtype DT) {
+    switch (DT) {
+    case SK_DTYPE_FLOAT16: return sk_f16_to_f32(*(const uint16_t *)(const void *)ptr);
+    case SK_DTYPE_BFLOAT16: return sk_bf16_to_f32(*(const uint16_t *)(const void *)ptr);
+    case SK_DTYPE_FLOAT32: return *(const float *)(const void *)ptr;
+    default: return *(const double *)(const void *)ptr;
+    }
+}
+SK_INLINE void sk_store_f(char *ptr, double v, const sk_dtype DT) {
+    switch (DT) {
+    case SK_DTYPE_FLOAT16: *(uint16_t *)(void *)ptr = sk_f32_to_f16((float)v); break;
+    case SK_DTYPE_BFLOAT16: *(uint16_t *)(void *)ptr = sk_f32_to_bf16((float)v); break;
+    case SK_DTYPE_FLOAT32: *(float *)(void *)ptr = (float)v; break;
+    default: *(double *)(void *)ptr = v; break;
+    }
+}
+
 /* ---- tensors and layouts (tensor.c, layout.c) ---- */
 /* Checks a tensor argument: not NULL, valid dtype, ndim, non-negative shape,
  * CPU device, data not NULL when it has elements, byte extent fits. */
@@ -67,6 +86,9 @@ sk_status sk_wrap_axis(const char *op, const char *arg, int64_t axis, int32_t nd
                        int32_t *wrapped);
 /* Checks that index is int32/int64. */
 sk_status sk_check_index_dtype(const char *op, const char *arg, const sk_tensor *index);
+/* Checks that t has exactly the shape (ndim, shape). */
+sk_status sk_check_shape(const char *op, const char *arg, const sk_tensor *t, int32_t ndim,
+                         const int64_t *shape);
 /* Checks that t has dtype `dtype` (the dtype of x). */
 sk_status sk_check_same_dtype(const char *op, const char *arg, const sk_tensor *t,
                               sk_dtype dtype);

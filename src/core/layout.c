@@ -53,14 +53,7 @@ sk_status sk_check_out(const char *op, const sk_tensor *out, sk_dtype dtype, int
     if (out->dtype != dtype)
         return sk_fail(SK_STATUS_INVALID_DTYPE, "%s: out must have dtype %s, got %s", op,
                        sk_dtype_name(dtype), sk_dtype_name(out->dtype));
-    bool same = out->ndim == ndim;
-    for (int32_t d = 0; same && d < ndim; d++) same = out->shape[d] == shape[d];
-    if (!same) {
-        char want[256], got[256];
-        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: out must have shape %s, got %s", op,
-                       sk_format_shape(want, sizeof want, ndim, shape),
-                       sk_format_shape(got, sizeof got, out->ndim, out->shape));
-    }
+    if ((st = sk_check_shape(op, "out", out, ndim, shape))) return st;
     if (sk_tensor_numel(out) == 0) return SK_STATUS_OK;
     if (sk_has_internal_overlap(out))
         return sk_fail(SK_STATUS_OVERLAP,

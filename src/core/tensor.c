@@ -224,3 +224,14 @@ sk_status sk_check_fill(const char *op, const sk_tensor *fill, sk_dtype dtype) {
         return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: fill_value must have exactly one element", op);
     return sk_check_same_dtype(op, "fill_value", fill, dtype);
 }
+
+sk_status sk_check_shape(const char *op, const char *arg, const sk_tensor *t, int32_t ndim,
+                         const int64_t *shape) {
+    bool same = t->ndim == ndim;
+    for (int32_t d = 0; same && d < ndim; d++) same = t->shape[d] == shape[d];
+    if (same) return SK_STATUS_OK;
+    char want[256], got[256];
+    return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: %s must have shape %s, got %s", op, arg,
+                   sk_format_shape(want, sizeof want, ndim < SK_MAX_DIMS ? ndim : SK_MAX_DIMS, shape),
+                   sk_format_shape(got, sizeof got, t->ndim, t->shape));
+}

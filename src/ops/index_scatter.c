@@ -55,14 +55,7 @@ static sk_status sk_index_scatter_impl(const char *op, const sk_tensor *x, const
             want[nw++] = x->shape[d];
         }
     }
-    bool same = updates->ndim == nw;
-    for (int32_t d = 0; same && d < nw; d++) same = updates->shape[d] == want[d];
-    if (!same) {
-        char a[256], b[256];
-        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: updates must have shape %s, got %s", op,
-                       sk_format_shape(a, sizeof a, nw, want),
-                       sk_format_shape(b, sizeof b, updates->ndim, updates->shape));
-    }
+    if ((st = sk_check_shape(op, "updates", updates, nw, want))) return st;
     if (!bwd) {
         const sk_tensor *inputs[] = {x, index, updates};
         static const char *const names[] = {"x", "index", "updates"};

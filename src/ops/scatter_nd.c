@@ -49,16 +49,8 @@ static sk_status sk_scatter_nd_impl(const char *op, const sk_tensor *x, const sk
     int32_t nw = 0;
     for (int32_t d = 0; d < last; d++) want[nw++] = index->shape[d];
     for (int32_t d = (int32_t)k; d < x->ndim; d++) want[nw++] = x->shape[d];
-    bool same = updates->ndim == nw;
-    for (int32_t d = 0; same && d < nw; d++) same = updates->shape[d] == want[d];
-    if (!same) {
-        char a[512], b[256];
-        if (nw > SK_MAX_DIMS) nw = SK_MAX_DIMS;
-        return sk_fail(SK_STATUS_INVALID_SHAPE,
-                       "%s: updates must have shape index.shape[:-1] + x.shape[k:] = %s, got %s", op,
-                       sk_format_shape(a, sizeof a, nw, want),
-                       sk_format_shape(b, sizeof b, updates->ndim, updates->shape));
-    }
+    /* index.shape[:-1] + x.shape[k:] can exceed SK_MAX_DIMS: updates then cannot match */
+    if ((st = sk_check_shape(op, "updates", updates, nw, want))) return st;
     if (!bwd) {
         const sk_tensor *inputs[] = {x, index, updates};
         static const char *const names[] = {"x", "index", "updates"};

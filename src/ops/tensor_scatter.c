@@ -120,7 +120,7 @@ static void sk_ts_segment(void *arg, int64_t b, int64_t i, int64_t pos, int64_t 
         sk_copy_unchecked(&u, &k, c->nthreads);
         return;
     }
-    if (c->update->data) sk_copy_unchecked(&k, &u, c->nthreads);
+    sk_copy_unchecked(&k, &u, c->nthreads);
     if (c->grad_cache) {
         sk_tensor g = sk_ts_slab(c->grad_cache, c->axis, b, pos, seg);
         sk_tensor zero = sk_zero_scalar(g.dtype);

@@ -153,17 +153,6 @@ static sk_status sk_select_view(const char *op, const sk_tensor *base, const voi
     return SK_STATUS_OK;
 }
 
-static sk_status sk_check_exact_shape(const char *op, const char *arg, const sk_tensor *t,
-                                      const sk_tensor *view) {
-    bool same = t->ndim == view->ndim;
-    for (int32_t d = 0; same && d < view->ndim; d++) same = t->shape[d] == view->shape[d];
-    if (same) return SK_STATUS_OK;
-    char a[256], b[256];
-    return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: %s must have shape %s, got %s", op, arg,
-                   sk_format_shape(a, sizeof a, view->ndim, view->shape),
-                   sk_format_shape(b, sizeof b, t->ndim, t->shape));
-}
-
 typedef struct {
     const sk_tensor *x, *src;
     sk_tensor *out, *view;
@@ -243,7 +232,7 @@ static sk_status sk_view_scatter(const char *op, const sk_tensor *x, const sk_te
     if ((st = sk_check_out(op, out, x->dtype, x->ndim, x->shape, x, inputs, names, 2))) return st;
     if ((st = build(op, out, args, &view))) return st;
     st = broadcast_src ? sk_check_broadcast(op, "src", src, view.ndim, view.shape)
-                       : sk_check_exact_shape(op, "src", src, &view);
+                       : sk_check_shape(op, "src", src, view.ndim, view.shape);
     if (st) return st;
     sk_view_write(x, src, out, &view, sk_threads_for(opts));
     return SK_STATUS_OK;
@@ -272,7 +261,7 @@ static sk_status sk_view_scatter_backward(const char *op, const sk_tensor *grad_
     if (grad_src) {
         if ((st = sk_check_tensor(op, "grad_src", grad_src))) return st;
         st = broadcast_src ? sk_check_broadcast(op, "grad_src", grad_src, gview.ndim, gview.shape)
-                           : sk_check_exact_shape(op, "grad_src", grad_src, &gview);
+                           : sk_check_shape(op, "grad_src", grad_src, gview.ndim, gview.shape);
         if (st) return st;
         if ((st = sk_check_out(op, grad_src, grad_out->dtype, grad_src->ndim, grad_src->shape, NULL,
                                inputs, names, 2)))
