@@ -39,6 +39,14 @@ typedef struct {
 /* 16-bit floats reduce in a float32 accumulator; assign moves bits */
 #define SK_USES_ACC(DT, RED) (SK_IS_HALF(DT) && (RED) != SK_REDUCE_NONE)
 
+/* Element size as a constant of the instantiated kernel. */
+SK_INLINE size_t sk_es(const sk_dtype DT) {
+    return (DT == SK_DTYPE_FLOAT64 || DT == SK_DTYPE_INT64)   ? 8
+           : (DT == SK_DTYPE_FLOAT32 || DT == SK_DTYPE_INT32) ? 4
+           : (DT == SK_DTYPE_INT16 || SK_IS_HALF(DT))         ? 2
+                                                              : 1;
+}
+
 /* Values: floats go through sk_load_f/sk_store_f (internal.h); integers and
  * bool through int64_t. */
 SK_INLINE int64_t sk_load_i(const char *ptr, const sk_dtype DT) {
@@ -251,10 +259,7 @@ SK_INLINE void sk_scatter_rows(const sk_plan *p, int64_t clo, int64_t chi, float
 /* One walk over every update, applying those whose target is in [clo, chi). */
 SK_INLINE void sk_scatter_pass(const sk_plan *p, int64_t clo, int64_t chi, float *acc, int64_t *cnt,
                                const sk_dtype DT, const sk_reduce RED, const bool COUNTED) {
-    const size_t ES = (DT == SK_DTYPE_FLOAT64 || DT == SK_DTYPE_INT64) ? 8
-                      : (DT == SK_DTYPE_FLOAT32 || DT == SK_DTYPE_INT32) ? 4
-                      : (DT == SK_DTYPE_INT16 || SK_IS_HALF(DT))         ? 2
-                                                                         : 1;
+    const size_t ES = sk_es(DT);
     int64_t total = sk_plan_numel(p);
     if (total == 0) return;
     if (sk_scatter_is_rows(p)) {
@@ -302,9 +307,31 @@ SK_INLINE void sk_scatter_pass(const sk_plan *p, int64_t clo, int64_t chi, float
             const sk_index_mode mode = p->mode;
             /* every target the run can reach is in the chunk: no range test */
             const bool inside = ls == 0 && c.linear >= clo && c.linear + (n - 1) * cls < chi;
+#define SK_VARYING_TIGHT(IT, FT)                                                                   \
+    do {                                                                                           \
+        FT *restrict d_ = (FT *)(void *)p->target + c.target;                                      \
+        const FT *restrict s_ = (const FT *)(const void *)src;                                     \
+        const IT *restrict x_ = (const IT *)p->index + c.index;                                    \
+        for (int64_t j = 0; j < run; j++) {                                                        \
+            int64_t v = x_[j * is];                                                                \
+            v += v < 0 ? n : 0;                                                                    \
+            FT *t_ = d_ + j * ts + v * cts;                                                        \
+            *t_ = (FT)sk_op_f(*t_, s_[j * ds], RED, DT);                                           \
+        }                                                                                          \
+    } while (0)
 #define SK_VARYING_SCATTER(IT)                                                                     \
     do {                                                                                           \
         const IT *ix = (const IT *)p->index + c.index;                                             \
+        if (inside && mode == SK_INDEX_MODE_ERROR && !COUNTED && RED != SK_REDUCE_NONE &&         \
+            (DT == SK_DTYPE_FLOAT32 || DT == SK_DTYPE_FLOAT64)) {                                  \
+            /* index_add along an inner axis: values checked, targets in one                      \
+             * cache-resident row; typed and hoisted so the loop stays short */                    \
+            if (DT == SK_DTYPE_FLOAT32)                                                            \
+                SK_VARYING_TIGHT(IT, float);                                                       \
+            else                                                                                   \
+                SK_VARYING_TIGHT(IT, double);                                                      \
+            break;                                                                                 \
+        }                                                                                          \
         if (inside && mode == SK_INDEX_MODE_ERROR) {                                               \
             for (int64_t j = 0; j < run; j++) {                                                    \
                 int64_t v = ix[j * is];                                                            \
@@ -329,6 +356,7 @@ SK_INLINE void sk_scatter_pass(const sk_plan *p, int64_t clo, int64_t chi, float
             if (p->index_is64) SK_VARYING_SCATTER(int64_t);
             else SK_VARYING_SCATTER(int32_t);
 #undef SK_VARYING_SCATTER
+#undef SK_VARYING_TIGHT
         } else {
             for (int64_t j = 0; j < run; j++) {
                 int64_t toff = c.target + j * ts, lin = c.linear + j * ls;
@@ -481,8 +509,353 @@ static void sk_scatter_cols_task(void *arg, int tid, int nthreads) {
     cj->job->pass(&mine, 0, cj->job->target_numel, NULL, NULL);
 }
 
+/* ---- blocked rows: one partial result per fixed block of updates ----
+ *
+ * For the row pattern with a reduction (message passing, index_add on axis
+ * 0, scatter_nd of rows), owner-computes makes every thread stream all of
+ * src, which is most of the bytes. Here the update rows are cut instead into
+ * SK_ROW_BLOCKS blocks, a number fixed by the problem and never by the
+ * thread count: block 0 reduces into out, block b > 0 into a partial buffer
+ * of its own (16-bit types: every block into a float32 partial). Each thread
+ * streams only its blocks of src. A merge pass then folds the partials into
+ * out in block order, so every target sees the same sequence of operations
+ * whatever the thread count. A count per block and target row ("key":
+ * linear index / row length) says whether the row was touched: the first
+ * update of a row replaces the buffer's value, so partials need no
+ * initialisation, and the merge knows what to fold and what mean divides
+ * by. More threads than blocks: the threads of a block split its keys. */
+enum { SK_ROW_BLOCKS = 2, SK_ROW_BLOCK_MIN_ROWS = 1 << 13 };
+
+typedef struct sk_blocks_job sk_blocks_job;
+struct sk_blocks_job {
+    const sk_plan *p;
+    sk_plan rows;                  /* the row dimensions; linear strides count keys */
+    int64_t nrows, len, nkeys;
+    int nblocks;
+    char *part[SK_ROW_BLOCKS];     /* block b's row of key k at k * len; NULL: out itself */
+    int32_t *cnt[SK_ROW_BLOCKS];   /* updates per key */
+    void (*block)(const sk_blocks_job *, int b, int64_t klo, int64_t khi);
+    void (*merge)(const sk_blocks_job *, int64_t klo, int64_t khi);
+};
+
+/* d = first ? s : d (op) s over n elements; d holds the block's value type
+ * (float32 when src is 16-bit). mean sums here and divides in the merge. */
+SK_INLINE void sk_block_row(char *restrict dst, const char *restrict src, int64_t n, bool first,
+                            const sk_dtype DT, const sk_reduce RED) {
+    const sk_reduce OP = RED == SK_REDUCE_MEAN ? SK_REDUCE_SUM : RED;
+    if (SK_IS_HALF(DT)) {
+        float *restrict d = (float *)(void *)dst;
+        const uint16_t *restrict s = (const uint16_t *)(const void *)src;
+#define SK_HALF_AT(i) (DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(s[i]) : sk_f16_to_f32(s[i]))
+        int64_t j = 0;
+        if (first) {
+            for (; j + 16 <= n; j += 16)
+                for (int u = 0; u < 16; u++) d[j + u] = SK_HALF_AT(j + u);
+            for (; j < n; j++) d[j] = SK_HALF_AT(j);
+        } else {
+            for (; j + 16 <= n; j += 16)
+                for (int u = 0; u < 16; u++) d[j + u] = (float)sk_op_f(d[j + u], SK_HALF_AT(j + u), OP, DT);
+            for (; j < n; j++) d[j] = (float)sk_op_f(d[j], SK_HALF_AT(j), OP, DT);
+        }
+#undef SK_HALF_AT
+        return;
+    }
+    const size_t ES = sk_es(DT);
+    /* Rows go in whole 64-byte lines with fixed-length inner loops: the
+     * compiler unrolls them, and a row of a few lines then issues all its
+     * loads at once (a loop of runtime length here halved the speed). */
+    if (DT == SK_DTYPE_FLOAT32) {
+        float *restrict d = (float *)(void *)dst;
+        const float *restrict s = (const float *)(const void *)src;
+        int64_t j = 0;
+        if (first) {
+            for (; j + 16 <= n; j += 16)
+                for (int u = 0; u < 16; u++) d[j + u] = s[j + u];
+            for (; j < n; j++) d[j] = s[j];
+        } else {
+            for (; j + 16 <= n; j += 16)
+                for (int u = 0; u < 16; u++) d[j + u] = (float)sk_op_f(d[j + u], s[j + u], OP, DT);
+            for (; j < n; j++) d[j] = (float)sk_op_f(d[j], s[j], OP, DT);
+        }
+    } else if (DT == SK_DTYPE_FLOAT64) {
+        double *restrict d = (double *)(void *)dst;
+        const double *restrict s = (const double *)(const void *)src;
+        int64_t j = 0;
+        if (first) {
+            for (; j + 8 <= n; j += 8)
+                for (int u = 0; u < 8; u++) d[j + u] = s[j + u];
+            for (; j < n; j++) d[j] = s[j];
+        } else {
+            for (; j + 8 <= n; j += 8)
+                for (int u = 0; u < 8; u++) d[j + u] = sk_op_f(d[j + u], s[j + u], OP, DT);
+            for (; j < n; j++) d[j] = sk_op_f(d[j], s[j], OP, DT);
+        }
+    } else if (first) {
+        memcpy(dst, src, (size_t)n * ES);
+    } else {
+        for (int64_t j = 0; j < n; j++)
+            sk_store_i(dst + j * ES,
+                       sk_op_i(sk_load_i(dst + j * ES, DT), sk_load_i(src + j * ES, DT), OP, DT),
+                       DT);
+    }
+}
+
+/* The common case of sk_block_walk, kept to a few instructions per row (the
+ * loads of a row overlap with those of the next rows only while the loop is
+ * short): one row dimension that does not move the target, one index
+ * component, values already checked. Row r goes to base + v * vstride. */
+SK_INLINE void sk_block_tight(const sk_blocks_job *job, int64_t r0, int64_t r1, char *base,
+                              size_t vstride, int32_t *cnt, bool replace_first, const bool IS64,
+                              const sk_dtype DT, const sk_reduce RED) {
+    const sk_plan *rp = &job->rows;
+    const size_t ES = sk_es(DT), PES = SK_IS_HALF(DT) ? 4 : ES;
+    const int64_t len = job->len, n = rp->comp_size[0], cks = rp->comp_linear_stride[0],
+                  is = rp->index_stride[0], ds = rp->dense_stride[0];
+    const bool two_lines = (size_t)len * PES > 64;
+    const char *src = rp->dense;
+    const int64_t *ix64 = (const int64_t *)rp->index;
+    const int32_t *ix32 = (const int32_t *)rp->index;
+    enum { AHEAD = 16 };
+    for (int64_t r = r0; r < r1; r++) {
+        if (r + AHEAD < r1) { /* a negative value prefetches a harmless wrong line */
+            const char *q = base + (IS64 ? ix64[(r + AHEAD) * is] : ix32[(r + AHEAD) * is]) *
+                                       (ptrdiff_t)vstride;
+            __builtin_prefetch(q, 1);
+            if (two_lines) __builtin_prefetch(q + 64, 1);
+        }
+        int64_t v = IS64 ? ix64[r * is] : ix32[r * is];
+        v += v < 0 ? n : 0;
+        bool first = cnt[v * cks]++ == 0 && replace_first;
+        sk_block_row(base + (size_t)v * vstride, src + (size_t)(r * ds) * ES, len, first, DT, RED);
+    }
+}
+
+/* Block b's rows, applying those whose key is in [klo, khi). */
+SK_INLINE void sk_block_walk(const sk_blocks_job *job, int b, int64_t klo, int64_t khi,
+                             const sk_dtype DT, const sk_reduce RED) {
+    const sk_plan *p = job->p, *rp = &job->rows;
+    const size_t ES = sk_es(DT), PES = SK_IS_HALF(DT) ? 4 : ES;
+    int64_t r0, r1;
+    sk_partition(job->nrows, b, job->nblocks, &r0, &r1);
+    char *part = job->part[b];
+    int32_t *cnt = job->cnt[b];
+    const bool replace_first = part != NULL || !p->include_self;
+    const int64_t len = job->len;
+    const size_t row_bytes = (size_t)len * PES;
+    const int d = rp->ndim - 1;
+    const int64_t ds = rp->dense_stride[d], ts = rp->target_stride[d], ks = rp->linear_stride[d],
+                  is = rp->index_stride[d];
+    enum { AHEAD = 16 };
+    if (rp->ndim == 1 && rp->ncomp == 1 && ts == 0 && ks == 0 && klo == 0 && khi == job->nkeys &&
+        rp->mode == SK_INDEX_MODE_ERROR) {
+        char *base = part ? part : p->target;
+        size_t vstride = part ? (size_t)(rp->comp_linear_stride[0] * len) * PES
+                              : (size_t)rp->comp_target_stride[0] * ES;
+        if (rp->index_is64)
+            sk_block_tight(job, r0, r1, base, vstride, cnt, replace_first, true, DT, RED);
+        else
+            sk_block_tight(job, r0, r1, base, vstride, cnt, replace_first, false, DT, RED);
+        return;
+    }
+    sk_cursor c;
+    sk_cursor_seek(rp, &c, r0);
+    for (int64_t pos = r0; pos < r1;) {
+        int64_t run = sk_cursor_run(rp, &c);
+        if (run > r1 - pos) run = r1 - pos;
+        for (int64_t r = 0; r < run; r++) {
+            if (r + AHEAD < run) { /* the target rows are random: fetch them early */
+                int64_t t = c.target + (r + AHEAD) * ts, k = c.linear + (r + AHEAD) * ks;
+                if (sk_plan_resolve(rp, c.index + (r + AHEAD) * is, &t, &k) && k >= klo &&
+                    k < khi) {
+                    const char *q = part ? part + (size_t)(k * len) * PES : p->target + (size_t)t * ES;
+                    for (size_t o = 0; o < row_bytes && o < 256; o += 64) __builtin_prefetch(q + o, 1);
+                }
+            }
+            int64_t t = c.target + r * ts, k = c.linear + r * ks;
+            if (!sk_plan_resolve(rp, c.index + r * is, &t, &k) || k < klo || k >= khi) continue;
+            bool first = cnt[k]++ == 0 && replace_first;
+            char *dst = part ? part + (size_t)(k * len) * PES : p->target + (size_t)t * ES;
+            sk_block_row(dst, p->dense + (size_t)(c.dense + r * ds) * ES, len, first, DT, RED);
+        }
+        pos += run;
+        if (pos < r1) sk_cursor_advance(rp, &c, run);
+    }
+}
+
+/* Folds the blocks of keys [klo, khi) into out, in block order. */
+SK_INLINE void sk_block_merge(const sk_blocks_job *job, int64_t klo, int64_t khi,
+                              const sk_dtype DT, const sk_reduce RED) {
+    const sk_plan *p = job->p;
+    const sk_tensor *out = p->out;
+    const size_t ES = sk_es(DT);
+    const int64_t len = job->len, self = p->include_self ? 1 : 0;
+    const int nb = job->nblocks;
+    const sk_reduce OP = RED == SK_REDUCE_MEAN ? SK_REDUCE_SUM : RED;
+    for (int64_t k = klo; k < khi; k++) {
+        int64_t total = 0;
+        for (int b = 0; b < nb; b++) total += job->cnt[b][k];
+        if (total == 0) continue; /* untouched: out keeps x */
+        int64_t rem = k * len, off = 0;
+        for (int dd = out->ndim - 1; dd >= 0; dd--) {
+            off += rem % out->shape[dd] * out->strides[dd];
+            rem /= out->shape[dd];
+        }
+        char *o = (char *)out->data + (size_t)off * ES;
+        if (SK_IS_HALF(DT)) {
+            uint16_t *oh = (uint16_t *)(void *)o;
+            enum { STRIP = 256 };
+            float a[STRIP];
+            for (int64_t j0 = 0; j0 < len; j0 += STRIP) {
+                int64_t n = len - j0 < STRIP ? len - j0 : STRIP;
+                bool have = p->include_self;
+                if (have)
+                    for (int64_t j = 0; j < n; j++)
+                        a[j] = DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(oh[j0 + j])
+                                                       : sk_f16_to_f32(oh[j0 + j]);
+                for (int b = 0; b < nb; b++) {
+                    if (job->cnt[b][k] == 0) continue;
+                    const float *pv = (const float *)(const void *)job->part[b] + k * len + j0;
+                    if (have) for (int64_t j = 0; j < n; j++) a[j] = (float)sk_op_f(a[j], pv[j], OP, DT);
+                    else memcpy(a, pv, (size_t)n * sizeof(float));
+                    have = true;
+                }
+                if (RED == SK_REDUCE_MEAN)
+                    for (int64_t j = 0; j < n; j++) a[j] = a[j] / (float)(total + self);
+                for (int64_t j = 0; j < n; j++)
+                    oh[j0 + j] = DT == SK_DTYPE_BFLOAT16 ? sk_f32_to_bf16(a[j]) : sk_f32_to_f16(a[j]);
+            }
+            continue;
+        }
+        bool have = p->include_self || job->cnt[0][k] > 0; /* block 0 reduced into out */
+        for (int b = 1; b < nb; b++) {
+            if (job->cnt[b][k] == 0) continue;
+            sk_block_row(o, job->part[b] + (size_t)(k * len) * ES, len, !have, DT, RED);
+            have = true;
+        }
+        if (RED == SK_REDUCE_MEAN) {
+            int64_t n = total + self;
+            if (DT == SK_DTYPE_FLOAT32) {
+                float *d = (float *)(void *)o;
+                for (int64_t j = 0; j < len; j++) d[j] = d[j] / (float)n;
+            } else if (DT == SK_DTYPE_FLOAT64) {
+                double *d = (double *)(void *)o;
+                for (int64_t j = 0; j < len; j++) d[j] = d[j] / (double)n;
+            } else {
+                for (int64_t j = 0; j < len; j++)
+                    sk_store_i(o + j * ES, sk_floor_div(sk_load_i(o + j * ES, DT), n), DT);
+            }
+        }
+    }
+}
+
+#define SK_DEFINE_BLOCKS(DT, N, RED, R)                                                           \
+    SK_HOT static void sk_block_##N##_##R(const sk_blocks_job *job, int b, int64_t klo,           \
+                                          int64_t khi) {                                          \
+        sk_block_walk(job, b, klo, khi, DT, RED);                                                 \
+    }                                                                                             \
+    static void sk_merge_##N##_##R(const sk_blocks_job *job, int64_t klo, int64_t khi) {          \
+        sk_block_merge(job, klo, khi, DT, RED);                                                   \
+    }
+#define SK_DEFINE_BLOCKS_FOR_DTYPE(DT, N) SK_REDUCES(SK_DEFINE_BLOCKS, DT, N)
+SK_DTYPES(SK_DEFINE_BLOCKS_FOR_DTYPE)
+
+#define SK_SELECT_BLOCKS(DT, N, RED, R)                                                           \
+    if (p->dtype == DT && p->reduce == RED) {                                                     \
+        job->block = sk_block_##N##_##R;                                                          \
+        job->merge = sk_merge_##N##_##R;                                                          \
+    }
+#define SK_SELECT_BLOCKS_FOR_DTYPE(DT, N) SK_REDUCES(SK_SELECT_BLOCKS, DT, N)
+
+/* Whether the blocked path applies, and its plan. Scratch: the partials and
+ * the counts, at most 16 bytes per element of the caller's index. */
+static bool sk_blocks_plan(sk_blocks_job *job, const sk_plan *p, int64_t target_numel) {
+    if (p->reduce == SK_REDUCE_NONE || !sk_scatter_is_rows(p)) return false;
+    int d = p->ndim - 1;
+    int64_t len = p->shape[d];
+    if (p->dense_stride[d] != 1 || len < 2) return false;
+    memset(job, 0, sizeof *job);
+    job->p = p;
+    job->rows = *p;
+    sk_plan *rp = &job->rows;
+    rp->ndim--;
+    /* keys: every row starts at a multiple of len in out's linear order */
+    for (int dd = 0; dd < rp->ndim; dd++) {
+        if (rp->linear_stride[dd] % len) return false;
+        rp->linear_stride[dd] /= len;
+    }
+    for (int k = 0; k < rp->ncomp; k++) {
+        if (rp->comp_linear_stride[k] % len) return false;
+        rp->comp_linear_stride[k] /= len;
+    }
+    job->nrows = sk_plan_numel(rp);
+    if (job->nrows < SK_ROW_BLOCK_MIN_ROWS || job->nrows > INT32_MAX) return false;
+    bool half = SK_IS_HALF(p->dtype);
+    job->len = len;
+    job->nkeys = (target_numel + len - 1) / len;
+    job->nblocks = SK_ROW_BLOCKS;
+    double pes = half ? 4.0 : (double)p->elem_size;
+    double scratch = (double)(half ? job->nblocks : job->nblocks - 1) * (double)job->nkeys *
+                         (double)len * pes +
+                     (double)job->nblocks * (double)job->nkeys * sizeof(int32_t);
+    if (scratch > 16.0 * (double)p->index_numel) return false;
+    SK_DTYPES(SK_SELECT_BLOCKS_FOR_DTYPE)
+    return job->block != NULL;
+}
+
+static void sk_blocks_task(void *arg, int tid, int nthreads) {
+    const sk_blocks_job *job = arg;
+    int nb = job->nblocks;
+    if (nthreads <= nb) {
+        for (int b = tid; b < nb; b += nthreads) job->block(job, b, 0, job->nkeys);
+        return;
+    }
+    int b = tid % nb, g = tid / nb, ng = (nthreads - b + nb - 1) / nb;
+    int64_t klo, khi;
+    sk_partition(job->nkeys, g, ng, &klo, &khi);
+    job->block(job, b, klo, khi);
+}
+
+static void sk_blocks_merge_task(void *arg, int tid, int nthreads) {
+    const sk_blocks_job *job = arg;
+    int64_t klo, khi;
+    sk_partition(job->nkeys, tid, nthreads, &klo, &khi);
+    job->merge(job, klo, khi);
+}
+
+/* Runs the blocked path; false (nothing written) when its scratch cannot be
+ * had, so the caller falls back to owner-computes. */
+static bool sk_run_blocks(sk_blocks_job *job, const sk_tensor *copy_from, int nthreads) {
+    const sk_plan *p = job->p;
+    bool ok = true;
+    size_t pes = SK_IS_HALF(p->dtype) ? 4 : p->elem_size;
+    for (int b = 0; b < job->nblocks && ok; b++) {
+        job->cnt[b] = calloc((size_t)job->nkeys, sizeof(int32_t));
+        if (b > 0 || SK_IS_HALF(p->dtype))
+            job->part[b] = malloc((size_t)(job->nkeys * job->len) * pes);
+        ok = job->cnt[b] && (job->part[b] || (b == 0 && !SK_IS_HALF(p->dtype)));
+    }
+    if (ok) {
+        int nt = sk_threads_for_work(nthreads, job->nrows * job->len);
+        if (copy_from) sk_copy_unchecked(copy_from, (sk_tensor *)p->out, nthreads);
+        sk_parallel_run(nt, sk_blocks_task, job);
+        sk_parallel_run(sk_threads_for_work(nthreads, job->nkeys * job->len), sk_blocks_merge_task,
+                        job);
+    }
+    for (int b = 0; b < job->nblocks; b++) {
+        free(job->part[b]);
+        free(job->cnt[b]);
+    }
+    return ok;
+}
+
 sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
     sk_plan_normalize(p);
+    int64_t target_numel = sk_tensor_numel(p->out);
+    if (sk_plan_numel(p) > 0 && target_numel > 0) {
+        sk_blocks_job bj;
+        if (sk_blocks_plan(&bj, p, target_numel) && sk_run_blocks(&bj, copy_from, nthreads))
+            return SK_STATUS_OK;
+    }
     sk_scatter_job job;
     memset(&job, 0, sizeof job);
     job.p = p;

@@ -30,6 +30,7 @@ sk_status sk_scatter_execute(sk_plan *p, const sk_plan *grad_src_plan, const sk_
     sk_status st = sk_check_values(chk, nthreads);
     if (st) return st;
     p->mode = chk->mode;
+    p->index_numel = sk_tensor_numel(chk->index);
     if (!bwd) return sk_run_scatter(p, sk_same_layout(out, x) ? NULL : x, nthreads);
     if (bwd->grad_src) /* grad_src's strides become the plan's aux strides */
         memcpy(p->aux_stride, grad_src_plan->dense_stride, sizeof p->aux_stride);

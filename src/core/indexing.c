@@ -89,13 +89,25 @@ sk_status sk_validate_index(const char *op, const char *arg, const sk_tensor *in
     }
     if (mode != SK_INDEX_MODE_ERROR) return SK_STATUS_OK;
     /* A broadcast (stride 0) dimension repeats the same values: scan it once.
-     * The first bad value in row-major order then has coordinate 0 there. */
-    sk_tensor unique = *index;
-    for (int32_t d = 0; d < unique.ndim; d++)
-        if (unique.strides[d] == 0 && d != comp_dim) unique.shape[d] = 1;
-    index = &unique;
-    numel = sk_tensor_numel(index);
-    sk_validate_job job = {index, comp_dim, sizes, numel, -1};
+     * The first bad value in row-major order then has coordinate 0 there.
+     * Such dimensions and those of size 1 are left out of the scan, so the
+     * inner loop runs over a real dimension. */
+    sk_tensor scan = *index;
+    int32_t dim_of[SK_MAX_DIMS]; /* scan dimension -> index dimension */
+    int32_t scan_comp = -1;
+    scan.ndim = 0;
+    for (int32_t d = 0; d < index->ndim; d++) {
+        bool keep = d == comp_dim ? index->shape[d] > 1
+                                  : index->strides[d] != 0 && index->shape[d] > 1;
+        if (!keep) continue;
+        if (d == comp_dim) scan_comp = scan.ndim;
+        dim_of[scan.ndim] = d;
+        scan.shape[scan.ndim] = index->shape[d];
+        scan.strides[scan.ndim] = index->strides[d];
+        scan.ndim++;
+    }
+    numel = sk_tensor_numel(&scan);
+    sk_validate_job job = {&scan, scan_comp, sizes, numel, -1};
     sk_validate_ctx ctx;
     ctx.job = &job;
     int nt = sk_threads_for_work(nthreads, numel);
@@ -105,12 +117,12 @@ sk_status sk_validate_index(const char *op, const char *arg, const sk_tensor *in
     for (int t = 0; t < nt && bad < 0; t++) bad = ctx.bad[t];
     if (bad < 0) return SK_STATUS_OK;
 
-    /* report the first bad value with its position */
-    int64_t coord[SK_MAX_DIMS], off = 0, rem = bad;
-    for (int32_t d = index->ndim - 1; d >= 0; d--) {
-        coord[d] = rem % index->shape[d];
-        rem /= index->shape[d];
-        off += coord[d] * index->strides[d];
+    /* report the first bad value with its position in index */
+    int64_t coord[SK_MAX_DIMS] = {0}, off = 0, rem = bad;
+    for (int32_t d = scan.ndim - 1; d >= 0; d--) {
+        coord[dim_of[d]] = rem % scan.shape[d];
+        rem /= scan.shape[d];
+        off += coord[dim_of[d]] * scan.strides[d];
     }
     char pos[256];
     size_t n = 0;

@@ -204,6 +204,7 @@ typedef struct sk_plan {
     bool include_self;
     const sk_tensor *out;                       /* its shape/strides map linear index -> offset */
     int64_t col_lo, col_hi;  /* scatter rows: the inner-dimension block this thread owns */
+    int64_t index_numel;     /* scatter: elements of the caller's index (sets the scratch budget) */
 } sk_plan;
 
 /* Starts a plan: zero strides, no components. */

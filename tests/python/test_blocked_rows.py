@@ -1,0 +1,128 @@
+"""Large row scatters take the blocked path of the scatter engine (update rows
+cut into a fixed number of blocks, each reduced into its own partial, merged in
+block order; docs/DESIGN.md). The sizes here are above its threshold (8192
+update rows). Results are checked against the reference and must be bitwise
+identical for every thread count, including more threads than blocks (threads
+then split a block's targets)."""
+import numpy as np
+import pytest
+import torch
+
+import scatterkit as sk
+from helpers import (TORCH_DTYPE, assert_close, assert_same, index_values, ref_scatter,
+                     values)
+
+ROWS, T, C = 20000, 3000, 8
+THREADS = (1, 2, 3, 4)
+
+CASES = [(d, r) for d in ("float32", "float64", "float16", "bfloat16", "int32", "int64",
+                          "uint8")
+         for r in ("sum", "prod", "mean", "amax", "amin")]
+CASES += [("bool", "amax"), ("bool", "amin")]
+
+
+def _bits(t):
+    t = t.contiguous()
+    if t.dtype.is_floating_point:
+        return t.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()])
+    return t
+
+
+def _all_threads(fn):
+    out = {}
+    for n in THREADS:
+        sk.set_num_threads(n)
+        out[n] = fn()
+    for n in THREADS[1:]:
+        assert torch.equal(_bits(out[n]), _bits(out[THREADS[0]])), f"{n} threads differ from 1"
+    return out[THREADS[0]]
+
+
+def _check(got, exp, dtype, reduce):
+    if dtype in ("float32", "float64") and reduce in ("sum", "prod", "mean"):
+        # another association of the same float operations than the reference
+        assert_close(got, exp, rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-5)
+    elif dtype in ("float16", "bfloat16") and reduce in ("sum", "prod", "mean"):
+        assert_close(got, exp, rtol=1e-2, atol=1e-2)
+    else:
+        assert_same(got, exp)
+
+
+@pytest.mark.parametrize("dtype,reduce", CASES)
+@pytest.mark.parametrize("include_self", [True, False])
+def test_rows_match_reference_and_threads(dtype, reduce, include_self, restore_threads):
+    rng = np.random.default_rng(hash((dtype, reduce, include_self)) % 2**32)
+    flavor = "prod" if reduce == "prod" else "general"
+    x = values(rng, (T, C), dtype, flavor)
+    src = values(rng, (ROWS, C), dtype, flavor)
+    i1 = index_values(rng, (ROWS,), T, "error", "int64")
+    i1[: T // 2] = torch.arange(T // 2)  # some targets touched once
+    i1[-5:] = T - 1                       # a target whose updates span both blocks
+    i1[:3] = T - 1
+    i1 = torch.where(i1 == T - 2, -2, i1)  # negative indices
+    idx = i1[:, None].expand(ROWS, C)
+    got = _all_threads(lambda: sk.scatter(x, idx, src, 0, reduce=reduce,
+                                          include_self=include_self))
+    exp = ref_scatter(x, idx.contiguous(), src, 0, reduce, include_self)
+    _check(got, exp, dtype, reduce)
+    assert not torch.equal(got, x) or reduce in ("amax", "amin")  # the call did something
+
+
+@pytest.mark.parametrize("index_dtype", ["int32", "int64"])
+@pytest.mark.parametrize("mode", ["error", "clip", "drop"])
+def test_rows_index_dtype_and_modes(index_dtype, mode, restore_threads):
+    rng = np.random.default_rng(7)
+    x = values(rng, (T, C), "float32")
+    src = values(rng, (ROWS, C), "float32")
+    i1 = index_values(rng, (ROWS,), T, mode, index_dtype)
+    idx = i1[:, None].expand(ROWS, C)
+    got = _all_threads(lambda: sk.scatter(x, idx, src, 0, reduce="amax", mode=mode))
+    assert_same(got, ref_scatter(x, idx.contiguous(), src, 0, "amax", True, mode))
+
+
+def test_rows_batched_and_narrow_index(restore_threads):
+    # rows under a batch dimension (the general walk), and an index row that
+    # covers only part of each target row: the other columns keep x
+    rng = np.random.default_rng(3)
+    B = 3
+    x = values(rng, (B, T, C + 3), "float32")
+    src = values(rng, (B, ROWS // 2, C), "float32")
+    i = index_values(rng, (B, ROWS // 2, 1), T, "error", "int64")
+    idx = i.expand(B, ROWS // 2, C)
+    for red in ("sum", "amin"):
+        got = _all_threads(lambda: sk.scatter(x, idx, src, 1, reduce=red, include_self=False))
+        exp = ref_scatter(x, idx.contiguous(), src, 1, red, False)
+        _check(got, exp, "float32", red)
+        assert torch.equal(got[..., C:], x[..., C:])
+
+
+def test_index_scatter_and_scatter_nd_rows(restore_threads):
+    rng = np.random.default_rng(5)
+    x = values(rng, (T, C), "float32")
+    u = values(rng, (ROWS, C), "float32")
+    i = index_values(rng, (ROWS,), T, "error", "int64")
+    got = _all_threads(lambda: sk.index_scatter(x, i, u, 0, reduce="sum"))
+    assert_close(got, x.clone().index_add_(0, torch.where(i < 0, i + T, i), u), 1e-5, 1e-5)
+    got = _all_threads(lambda: sk.scatter_nd(x, i[:, None], u, reduce="sum"))
+    exp = x.clone().index_put_((torch.where(i < 0, i + T, i),), u, accumulate=True)
+    assert_close(got, exp, 1e-5, 1e-5)
+    # bfloat16 rows: every block reduces into a float32 partial, rounded once
+    xb, ub = x.to(torch.bfloat16), u.to(torch.bfloat16)
+    got = _all_threads(lambda: sk.index_scatter(xb, i, ub, 0, reduce="mean", include_self=False))
+    exp = ref_scatter(xb, i[:, None].expand(ROWS, C).contiguous(), ub, 0, "mean", False)
+    assert_close(got, exp, 1e-2, 1e-2)
+
+
+def test_rows_in_place(restore_threads):
+    rng = np.random.default_rng(9)
+    x0 = values(rng, (T, C), "float64")
+    src = values(rng, (ROWS, C), "float64")
+    idx = index_values(rng, (ROWS,), T, "error", "int64")[:, None].expand(ROWS, C)
+
+    def run():
+        x = x0.clone()
+        r = sk.scatter(x, idx, src, 0, reduce="sum", out=x)
+        assert r.data_ptr() == x.data_ptr()
+        return x
+    got = _all_threads(run)
+    assert_close(got, ref_scatter(x0, idx.contiguous(), src, 0, "sum"), 1e-12, 1e-12)
