@@ -17,6 +17,18 @@ sk_status sk_gather_execute(sk_plan *p, const sk_plan *lin, const sk_index_check
     sk_status st;
     if (!fused && (st = sk_check_values(chk, nthreads))) return st;
     if (lin) return sk_run_gather_backward(p, lin, grad_x, nthreads);
+    if (opts && (opts->flags & SK_OPTION_FRESH_OUT)) {
+        /* a fresh out is dense: the plan's out strides span exactly its bytes */
+        int64_t lo = 0, hi = 0;
+        for (int d = 0; d < p->ndim; d++) {
+            int64_t span = (p->shape[d] - 1) * p->dense_stride[d];
+            if (span < 0) lo += span;
+            else hi += span;
+        }
+        if (sk_plan_numel(p) > 0)
+            sk_prepare_fresh(p->dense + lo * (int64_t)p->elem_size,
+                             (size_t)(hi - lo + 1) * p->elem_size);
+    }
     int invalid = 0;
     p->invalid = &invalid;
     sk_run_gather(p, nthreads);

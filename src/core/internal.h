@@ -218,6 +218,8 @@ void sk_plan_normalize(sk_plan *p);
 int64_t sk_plan_numel(const sk_plan *p);
 
 sk_status sk_run_gather(sk_plan *p, int nthreads);
+/* out was allocated for this call (memory.c): fault its pages in cheaply. */
+void sk_prepare_fresh(void *data, size_t bytes);
 /* Whether index checks may run inside the gather kernel (SK_OPTION_FRESH_OUT). */
 SK_INLINE bool sk_fused_check(const sk_options *opts, sk_index_mode mode) {
     return opts && (opts->flags & SK_OPTION_FRESH_OUT) && mode == SK_INDEX_MODE_ERROR;
