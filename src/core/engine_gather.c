@@ -43,6 +43,33 @@ SK_INLINE void sk_fill_run(char *dst, int64_t ds, const void *value, int64_t n, 
     for (int64_t j = 0; j < n; j++) memcpy(dst + (size_t)(j * ds) * es, value, es);
 }
 
+/* Along the last axis with everything contiguous: one pass that reads each
+ * index once. A bad value reads element 0 instead (never out of bounds) and
+ * the run is redone by the careful loop (false). A function of its own so
+ * that its few variables stay in registers. */
+#define SK_LAST_AXIS(T, IT)                                                                        \
+    SK_HOT __attribute__((noinline)) static bool sk_gather_last_axis_##T##_##IT(                   \
+        T *restrict o, const T *restrict x, const IT *restrict ix, int64_t run, int64_t n) {       \
+        uint64_t bad = 0;                                                                          \
+        for (int64_t j = 0; j < run; j++) {                                                        \
+            int64_t v = ix[j];                                                                     \
+            v += v < 0 ? n : 0;                                                                    \
+            bool in = (uint64_t)v < (uint64_t)n;                                                   \
+            bad |= !in;                                                                            \
+            o[j] = x[in ? v : 0];                                                                  \
+        }                                                                                          \
+        return !bad;                                                                               \
+    }
+SK_LAST_AXIS(uint8_t, int32_t)
+SK_LAST_AXIS(uint8_t, int64_t)
+SK_LAST_AXIS(uint16_t, int32_t)
+SK_LAST_AXIS(uint16_t, int64_t)
+SK_LAST_AXIS(uint32_t, int32_t)
+SK_LAST_AXIS(uint32_t, int64_t)
+SK_LAST_AXIS(uint64_t, int32_t)
+SK_LAST_AXIS(uint64_t, int64_t)
+#undef SK_LAST_AXIS
+
 /* One run whose index varies along it: each element resolves its own target.
  * Typed by element width so the copy is a plain load/store. */
 SK_INLINE void sk_gather_varying(const sk_plan *p, const sk_cursor *c, int64_t run,
@@ -59,21 +86,8 @@ SK_INLINE void sk_gather_varying(const sk_plan *p, const sk_cursor *c, int64_t r
         T *o_ = (T *)(void *)dense;                                                                \
         const T *x_ = (const T *)(const void *)base;                                               \
         const IT *ix_ = (const IT *)p->index + c->index;                                           \
-        if (ds == 1 && is == 1 && ts == 0 && cts == 1) {                                           \
-            /* along the last axis, all contiguous: a plain loop that vectorises */                \
-            bool ok_ = true;                                                                       \
-            for (int64_t j = 0; j < run; j++) {                                                    \
-                int64_t v = ix_[j];                                                                \
-                v += v < 0 ? n : 0;                                                                \
-                ok_ &= (uint64_t)v < (uint64_t)n;                                                  \
-            }                                                                                      \
-            if (ok_) {                                                                             \
-                for (int64_t j = 0; j < run; j++) {                                                \
-                    int64_t v = ix_[j];                                                            \
-                    o_[j] = x_[v + (v < 0 ? n : 0)];                                               \
-                }                                                                                  \
-                break;                                                                             \
-            }                                                                                      \
+        if (ds == 1 && is == 1 && ts == 0 && cts == 1 && n > 0) {                                   \
+            if (sk_gather_last_axis_##T##_##IT(o_, x_, ix_, run, n)) break;                        \
         }                                                                                          \
         for (int64_t j = 0; j < run; j++) {                                                        \
             int64_t v = ix_[j * is];                                                               \

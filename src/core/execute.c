@@ -16,6 +16,7 @@ sk_status sk_gather_execute(sk_plan *p, const sk_plan *lin, const sk_index_check
     bool fused = !lin && sk_fused_check(opts, chk->mode);
     sk_status st;
     if (!fused && (st = sk_check_values(chk, nthreads))) return st;
+    p->index_numel = sk_tensor_numel(chk->index); /* the backward's scratch budget */
     if (lin) return sk_run_gather_backward(p, lin, grad_x, nthreads);
     if (opts && (opts->flags & SK_OPTION_FRESH_OUT)) {
         /* a fresh out is dense: the plan's out strides span exactly its bytes */

@@ -85,7 +85,7 @@ def test_rows_batched_and_narrow_index(restore_threads):
     # covers only part of each target row: the other columns keep x
     rng = np.random.default_rng(3)
     B = 3
-    x = values(rng, (B, T, C + 3), "float32")
+    x = values(rng, (B, T, 2 * C), "float32")
     src = values(rng, (B, ROWS // 2, C), "float32")
     i = index_values(rng, (B, ROWS // 2, 1), T, "error", "int64")
     idx = i.expand(B, ROWS // 2, C)
