@@ -1422,6 +1422,58 @@ static void scatter_errors(void) {
     skt_free(&sx);
 }
 
+/* Row scatters large enough for the blocked path of the scatter engine
+ * (update rows cut into fixed blocks, each reduced into its own partial):
+ * index [1, 9000, 16] broadcast along its last dimension into x [1, 300, 16].
+ * skt_run_case compares with the reference at 1, 2 and 3 threads (3: more
+ * threads than blocks). */
+static void scatter_blocked_rows(void) {
+    static const sk_dtype dts[] = {SK_DTYPE_FLOAT32, SK_DTYPE_FLOAT64, SK_DTYPE_BFLOAT16,
+                                   SK_DTYPE_INT32, SK_DTYPE_BOOL};
+    const skt_shape xs = {3, {1, 300, 16}}, is = {3, {1, 9000, 16}};
+    skt_rng r;
+    skt_seed(&r, 108);
+    for (size_t di = 0; di < COUNT(dts); di++)
+        for (int ri = 1; ri < 6; ri++)
+            for (int si = 0; si < 2; si++)
+                for (int v = 0; v < 2; v++) {
+                    red_params p = {dts[di], v ? SK_DTYPE_INT32 : SK_DTYPE_INT64, (sk_reduce)ri,
+                                    si == 0, v == 1, true,
+                                    v ? SK_INDEX_MODE_DROP : SK_INDEX_MODE_ERROR};
+                    if (!reduce_ok(p.dt, p.reduce)) continue;
+                    skt_buf x, idx, src, out;
+                    int64_t lo, hi;
+                    /* out row-major: the row pattern needs contiguous target rows */
+                    skt_make(&x, p.dt, xs.ndim, xs.d, p.inplace ? SKT_CONTIG : in_layout(&r), 0,
+                             &r);
+                    skt_fill(&x, &r, values_for(p.reduce));
+                    if (p.inplace) skt_clone(&out, &x);
+                    else skt_make(&out, p.dt, xs.ndim, xs.d, SKT_CONTIG, 0, &r);
+                    skt_make(&idx, p.it, is.ndim, is.d, SKT_BROADCAST, 0, &r);
+                    index_bounds(300, p.mode, &lo, &hi);
+                    skt_fill_index(&idx, &r, -1, &lo, &hi);
+                    skt_make(&src, p.dt, is.ndim, is.d, SKT_CONTIG, 0, &r);
+                    skt_fill(&src, &r, values_for(p.reduce));
+                    op_args a = {0};
+                    a.index = &idx;
+                    a.src = &src;
+                    a.axis = 1;
+                    a.reduce = p.reduce;
+                    a.include_self = p.include_self;
+                    a.mode = p.mode;
+                    char desc[1024];
+                    red_desc(desc, sizeof desc, "scatter (blocked rows)", &p);
+                    skt_desc(desc, sizeof desc, "index", &idx.t);
+                    const skt_buf *inputs[] = {&idx, &src, &x};
+                    skt_run_case(desc, call_scatter, &a, &x, &out, p.inplace,
+                                 tol_for(p.dt, p.reduce), inputs, p.inplace ? 2 : 3);
+                    skt_free(&x);
+                    skt_free(&idx);
+                    skt_free(&src);
+                    skt_free(&out);
+                }
+}
+
 static void test_scatter(void) {
     REQUIRE_OP(sk_scatter);
     skt_rng r;
@@ -1466,6 +1518,7 @@ static void test_scatter(void) {
     }
     scatter_half_rounding();
     scatter_errors();
+    scatter_blocked_rows();
 }
 
 /* ------------------------------------------------------------------------ */
