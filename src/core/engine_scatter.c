@@ -312,6 +312,14 @@ SK_INLINE void sk_scatter_pass(const sk_plan *p, int64_t clo, int64_t chi, float
         FT *restrict d_ = (FT *)(void *)p->target + c.target;                                      \
         const FT *restrict s_ = (const FT *)(const void *)src;                                     \
         const IT *restrict x_ = (const IT *)p->index + c.index;                                    \
+        if (ts == 0 && cts == 1 && ds == 1 && is == 1) { /* all contiguous (W6) */                 \
+            for (int64_t j = 0; j < run; j++) {                                                    \
+                int64_t v = x_[j];                                                                 \
+                v += v < 0 ? n : 0;                                                                \
+                d_[v] = (FT)sk_op_f(d_[v], s_[j], RED, DT);                                        \
+            }                                                                                      \
+            break;                                                                                 \
+        }                                                                                          \
         for (int64_t j = 0; j < run; j++) {                                                        \
             int64_t v = x_[j * is];                                                                \
             v += v < 0 ? n : 0;                                                                    \
