@@ -10,16 +10,22 @@ typedef struct {
 
 /* Copies `n` elements of width ES from src (stride ss) to dst (stride ds). */
 SK_INLINE void sk_move(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n,
-                       const size_t ES) {
+                       const size_t ES, bool stream) {
     if (ds == 1 && ss == 1) {
-        memcpy(dst, src, (size_t)n * ES);
+        if (stream && (size_t)n * ES >= 4096) sk_stream_copy(dst, src, (size_t)n * ES);
+        else memcpy(dst, src, (size_t)n * ES);
         return;
     }
 #define SK_MOVE_LOOP(T)                                                                    \
     do {                                                                                   \
         T *d_ = (T *)(void *)dst;                                                          \
         const T *s_ = (const T *)(const void *)src;                                        \
-        for (int64_t j = 0; j < n; j++) d_[j * ds] = s_[j * ss];                           \
+        if (ds == 2 && ss == 1) /* a step-2 slice: a fixed stride the compiler vectorises */ \
+            for (int64_t j = 0; j < n; j++) d_[j * 2] = s_[j];                             \
+        else if (ds == 1 && ss == 2)                                                       \
+            for (int64_t j = 0; j < n; j++) d_[j] = s_[j * 2];                             \
+        else                                                                               \
+            for (int64_t j = 0; j < n; j++) d_[j * ds] = s_[j * ss];                       \
     } while (0)
     switch (ES) {
     case 1: SK_MOVE_LOOP(uint8_t); break;
@@ -121,7 +127,7 @@ SK_INLINE void sk_gather_varying(const sk_plan *p, const sk_cursor *c, int64_t r
             sk_fill_run(dense + (size_t)(j * ds) * ES, 1, p->fill, 1, ES);
             continue;
         }
-        sk_move(dense + (size_t)(j * ds) * ES, 1, target + (size_t)toff * ES, 1, 1, ES);
+        sk_move(dense + (size_t)(j * ds) * ES, 1, target + (size_t)toff * ES, 1, 1, ES, false);
     }
 }
 
@@ -169,7 +175,7 @@ SK_INLINE void sk_gather_range(const sk_plan *p, int64_t lo, int64_t hi, const s
             int64_t toff = c.target, lin = 0;
             if (sk_plan_resolve(p, c.index, &toff, &lin))
                 sk_move(p->dense + (size_t)c.dense * ES, p->dense_stride[d],
-                        p->target + (size_t)toff * ES, p->target_stride[d], run, ES);
+                        p->target + (size_t)toff * ES, p->target_stride[d], run, ES, p->stream);
             else {
                 sk_gather_unresolved(p);
                 sk_fill_run(p->dense + (size_t)c.dense * ES, p->dense_stride[d], p->fill, run, ES);

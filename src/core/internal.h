@@ -205,6 +205,7 @@ typedef struct sk_plan {
     const sk_tensor *out;                       /* its shape/strides map linear index -> offset */
     int64_t col_lo, col_hi;  /* scatter rows: the inner-dimension block this thread owns */
     int64_t index_numel;     /* scatter: elements of the caller's index (sets the scratch budget) */
+    bool stream;             /* gather: contiguous runs are written with sk_stream_copy */
 } sk_plan;
 
 /* Starts a plan: zero strides, no components. */
@@ -220,6 +221,11 @@ int64_t sk_plan_numel(const sk_plan *p);
 sk_status sk_run_gather(sk_plan *p, int nthreads);
 /* out was allocated for this call (memory.c): fault its pages in cheaply. */
 void sk_prepare_fresh(void *data, size_t bytes);
+/* memcpy with non-temporal stores (memory.c), for destinations far larger
+ * than the caches. */
+void sk_stream_copy(void *dst, const void *src, size_t n);
+/* Copies at least this large stream their stores (about the L3 of one chip). */
+#define SK_STREAM_MIN_BYTES ((int64_t)32 << 20)
 /* Whether index checks may run inside the gather kernel (SK_OPTION_FRESH_OUT). */
 SK_INLINE bool sk_fused_check(const sk_options *opts, sk_index_mode mode) {
     return opts && (opts->flags & SK_OPTION_FRESH_OUT) && mode == SK_INDEX_MODE_ERROR;

@@ -12,6 +12,7 @@ void sk_copy_unchecked(const sk_tensor *src, sk_tensor *out, int nthreads) {
     }
     p.dense = out->data;
     p.target = src->data;
+    p.stream = sk_tensor_numel(out) * (int64_t)sk_dtype_size(out->dtype) >= SK_STREAM_MIN_BYTES;
     sk_run_gather(&p, nthreads);
 }
 

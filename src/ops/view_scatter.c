@@ -4,6 +4,8 @@
  * by the backward (views of grad_out and grad_x). No index tensors. */
 #include "core/internal.h"
 
+#include <stdlib.h>
+
 typedef struct {
     int32_t naxes;
     const int32_t *axes;
@@ -153,12 +155,24 @@ static sk_status sk_select_view(const char *op, const sk_tensor *base, const voi
     return SK_STATUS_OK;
 }
 
+/* Whether t is laid out row-major without gaps (size-1 dimensions aside). */
+static bool sk_row_major(const sk_tensor *t) {
+    int64_t expect = 1;
+    for (int32_t d = t->ndim - 1; d >= 0; d--) {
+        if (t->shape[d] != 1 && t->strides[d] != expect) return false;
+        expect *= t->shape[d];
+    }
+    return true;
+}
+
 typedef struct {
     const sk_tensor *x, *src;
     sk_tensor *out, *view;
     int64_t rows;       /* blocks are ranges of dimension 0 of out and of the view */
     int64_t block;      /* rows per block */
     bool copy_x;
+    char *stage;        /* non-NULL: a block-sized buffer per thread (see sk_view_write) */
+    size_t block_bytes;
 } sk_view_job;
 
 /* Rows [r0, r1) of dimension 0 of t (src broadcast along it stays whole). */
@@ -179,6 +193,18 @@ static void sk_view_task(void *arg, int tid, int nthreads) {
         sk_tensor o = sk_rows(job->out, job->out->ndim, r0, r1);
         sk_tensor v = sk_rows(job->view, job->view->ndim, r0, r1);
         sk_tensor s = sk_rows(job->src, job->view->ndim, r0, r1);
+        if (job->stage) {
+            /* build the block in a cache-resident buffer laid out like out,
+             * then stream it to out past the cache */
+            char *buf = job->stage + (size_t)tid * job->block_bytes;
+            sk_tensor x = sk_rows(job->x, job->x->ndim, r0, r1), bo = o, bv = v;
+            bo.data = buf;
+            bv.data = buf + ((char *)v.data - (char *)o.data);
+            sk_copy_unchecked(&x, &bo, 1);
+            sk_copy_unchecked(&s, &bv, 1);
+            sk_stream_copy(o.data, buf, (size_t)(r1 - r0) * (job->block_bytes / (size_t)job->block));
+            continue;
+        }
         if (job->copy_x) {
             sk_tensor x = sk_rows(job->x, job->x->ndim, r0, r1);
             sk_copy_unchecked(&x, &o, 1);
@@ -190,7 +216,10 @@ static void sk_view_task(void *arg, int tid, int nthreads) {
 
 /* out = x, then view(out) = src. When out and the view share dimension 0
  * (same size and stride: slices along other axes, diagonals of a batch),
- * both steps run block by block so the second finds the block in cache. */
+ * both steps run block by block so the second finds the block in cache.
+ * A view of few elements (a diagonal) touches few of out's lines: then a
+ * whole copy, which streams its stores past the cache when out is large,
+ * moves fewer bytes than the blocks. */
 static void sk_view_write(const sk_tensor *x, const sk_tensor *src, sk_tensor *out,
                           sk_tensor *view, int nthreads) {
     bool copy_x = !sk_same_layout(out, x);
@@ -201,20 +230,29 @@ static void sk_view_write(const sk_tensor *x, const sk_tensor *src, sk_tensor *o
                    (char *)view->data >= (char *)out->data &&
                    (char *)view->data - (char *)out->data <
                        out->strides[0] * (int64_t)sk_dtype_size(out->dtype) &&
-                   (src->ndim < view->ndim || src->shape[0] == view->shape[0] || src->shape[0] == 1);
+                   (src->ndim < view->ndim || src->shape[0] == view->shape[0] || src->shape[0] == 1) &&
+                   sk_tensor_numel(view) * 8 > n;
     if (!blocked) {
         if (copy_x) sk_copy_unchecked(x, out, nthreads);
         if (sk_tensor_numel(view) > 0) sk_copy_unchecked(src, view, nthreads);
         return;
     }
     int64_t row_bytes = n / out->shape[0] * (int64_t)sk_dtype_size(out->dtype);
-    sk_view_job job = {x, src, out, view, out->shape[0], 1, copy_x};
+    sk_view_job job = {x, src, out, view, out->shape[0], 1, copy_x, NULL, 0};
     job.block = (256 << 10) / (row_bytes > 0 ? row_bytes : 1); /* about 256 KiB of out */
     if (job.block < 1) job.block = 1;
     int64_t nblocks = (job.rows + job.block - 1) / job.block;
     int nt = sk_threads_for_work(nthreads, n);
     if (nt > nblocks) nt = (int)nblocks;
+    /* A large row-major out copied from x: staging each block in a buffer
+     * and streaming it out moves x + src + out bytes; writing out in place
+     * also reads every line of out first (the read for ownership). */
+    job.block_bytes = (size_t)(job.block * row_bytes);
+    if (copy_x && sk_row_major(out) &&
+        n * (int64_t)sk_dtype_size(out->dtype) >= SK_STREAM_MIN_BYTES && job.block_bytes <= (1u << 20))
+        job.stage = malloc((size_t)nt * job.block_bytes); /* NULL: the in-place blocks */
     sk_parallel_run(nt, sk_view_task, &job);
+    free(job.stage);
 }
 
 /* Forward: checks, then out = x and view(out) = src (broadcast when allowed). */
