@@ -1,0 +1,67 @@
+"""Copies of 32 MiB and more stream their stores past the cache, and
+slice/diagonal/select_scatter into such an out build each block in a buffer
+before streaming it (docs/DESIGN.md). Checked exactly against PyTorch,
+including destinations that are not 16-byte aligned and odd lengths (the
+unaligned head and the tail of the streamed copy)."""
+import pytest
+import torch
+
+import scatterkit as sk
+
+ROWS, COLS = 2049, 4099  # about 33.6 MB of float32: above the streaming threshold
+
+
+@pytest.fixture(scope="module")
+def big():
+    g = torch.Generator().manual_seed(11)
+    return torch.randn(ROWS, COLS, generator=g)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_copy_streams_exactly(big, threads, restore_threads):
+    sk.set_num_threads(threads)
+    flat = torch.full((ROWS * COLS + 3,), float("nan"))
+    for shift in (0, 1, 3):  # destination offsets of 0, 4 and 12 bytes
+        flat.fill_(float("nan"))
+        out = flat[shift:shift + ROWS * COLS].view(ROWS, COLS)
+        sk._C.copy(big, out)  # the C library's sk_copy (no public Python name)
+        assert torch.equal(out, big)
+        if shift:
+            assert torch.isnan(flat[:shift]).all()  # nothing written before out
+        if shift < 3:
+            assert torch.isnan(flat[shift + ROWS * COLS:]).all()  # nor after it
+
+
+def test_scatter_copies_x_into_a_large_out(big, restore_threads):
+    # scatter's out = x copy is a streamed copy at this size
+    idx = torch.tensor([[0, 5], [ROWS - 1, 2]])
+    src = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    out = torch.full((ROWS * COLS + 1,), float("nan"))[1:].view(ROWS, COLS)
+    got = sk.scatter(big, idx, src, 0, reduce="sum", out=out)
+    assert torch.equal(got, big.clone().scatter_add_(0, idx, src))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_view_scatters_into_a_large_out(big, threads, restore_threads):
+    sk.set_num_threads(threads)
+    g = torch.Generator().manual_seed(12)
+    s = torch.randn(ROWS, (COLS + 1) // 2, generator=g)
+    got = sk.slice_scatter(big, s, 1, None, None, 2)
+    assert torch.equal(got, torch.slice_scatter(big, s, 1, 0, None, 2))
+    s = torch.randn(ROWS, (COLS - 1) // 2, generator=g)
+    got = sk.slice_scatter(big, s, 1, 1, None, 2)
+    assert torch.equal(got, torch.slice_scatter(big, s, 1, 1, None, 2))
+    d = torch.randn(min(ROWS, COLS - 5), generator=g)
+    got = sk.diagonal_scatter(big, d, 5)
+    assert torch.equal(got, torch.diagonal_scatter(big, d, 5))
+    r = torch.randn(COLS, generator=g)
+    got = sk.select_scatter(big, r, 0, -7)
+    assert torch.equal(got, torch.select_scatter(big, r, 0, -7))
+    b3 = big[:2048, :4096].reshape(8, 1024, 1024)
+    d3 = torch.randn(8, 1024, generator=g)
+    got = sk.diagonal_scatter(b3, d3, 0, 1, 2)
+    assert torch.equal(got, torch.diagonal_scatter(b3, d3, 0, 1, 2))
+    out = torch.full_like(big, float("nan"))
+    r2 = sk.slice_scatter(big, big[:, ::3], 1, None, None, 3, out=out)
+    assert r2.data_ptr() == out.data_ptr()
+    assert torch.equal(out, torch.slice_scatter(big, big[:, ::3], 1, 0, None, 3))
