@@ -35,6 +35,10 @@ typedef struct {
     sk_bwd_stats stat[SK_BWD_MAX_THREADS];
 } sk_bwd_job;
 
+SK_INLINE size_t sk_bwd_es(const sk_dtype DT) {
+    return DT == SK_DTYPE_FLOAT64 ? 8 : DT == SK_DTYPE_FLOAT32 ? 4 : 2;
+}
+
 /* Rounds an intermediate to the working precision (float below float64). */
 static inline double sk_bwd_round(double v, sk_dtype dt) {
     return dt == SK_DTYPE_FLOAT64 ? v : (double)(float)v;
@@ -56,10 +60,9 @@ static inline bool sk_bwd_touched(const sk_plan *p, const sk_bwd_stats *st, int6
 }
 
 /* Gradient share of one contributor with value v of target j. */
-static inline double sk_bwd_share(const sk_plan *p, const sk_bwd_stats *st, int64_t j, double v,
-                                  double g, double result) {
-    sk_dtype dt = p->dtype;
-    switch (p->reduce) {
+SK_INLINE double sk_bwd_share(const sk_plan *p, const sk_bwd_stats *st, int64_t j, double v,
+                              double g, double result, const sk_reduce RED, const sk_dtype dt) {
+    switch (RED) {
     case SK_REDUCE_SUM: return g;
     case SK_REDUCE_MEAN:
         return sk_bwd_round(g / (double)(st->cnt[j] + (p->include_self ? 1 : 0)), dt);
@@ -75,14 +78,13 @@ static inline double sk_bwd_share(const sk_plan *p, const sk_bwd_stats *st, int6
 }
 
 /* One update at position `seq`, value read from src (if needed), target j. */
-static inline void sk_bwd_visit(sk_bwd_job *job, sk_bwd_stats *st, int pass, int64_t seq,
-                                const char *src, int64_t gsrc_off, int64_t lin, int64_t j) {
+SK_INLINE void sk_bwd_visit(const sk_bwd_job *job, sk_bwd_stats *st, const int pass, int64_t seq,
+                            const char *src, int64_t gsrc_off, int64_t lin, int64_t j,
+                            const sk_reduce RED, const sk_dtype dt) {
     const sk_plan *p = job->p;
-    sk_dtype dt = p->dtype;
-    bool needs_v = p->reduce == SK_REDUCE_PROD || p->reduce == SK_REDUCE_AMAX ||
-                   p->reduce == SK_REDUCE_AMIN;
+    bool needs_v = RED == SK_REDUCE_PROD || RED == SK_REDUCE_AMAX || RED == SK_REDUCE_AMIN;
     if (pass == 1) {
-        switch (p->reduce) {
+        switch (RED) {
         case SK_REDUCE_NONE: st->winner[j] = seq; break;
         case SK_REDUCE_SUM:
         case SK_REDUCE_MEAN: st->cnt[j]++; break;
@@ -99,16 +101,19 @@ static inline void sk_bwd_visit(sk_bwd_job *job, sk_bwd_stats *st, int pass, int
         return;
     }
     double g = job->gd[lin], share;
-    if (p->reduce == SK_REDUCE_NONE) share = st->winner[j] == seq ? g : 0.0;
+    if (RED == SK_REDUCE_NONE) share = st->winner[j] == seq ? g : 0.0;
     else share = sk_bwd_share(p, st, j, needs_v ? sk_load_f(src, dt) : 0.0, g,
-                              job->od ? job->od[lin] : 0.0);
-    sk_store_f(job->grad_src + (size_t)gsrc_off * p->elem_size, share, dt);
+                              job->od ? job->od[lin] : 0.0, RED, dt);
+    sk_store_f(job->grad_src + (size_t)gsrc_off * sk_bwd_es(dt), share, dt);
 }
 
-/* Walks every update; visits those whose target is in [lo, hi). */
-static void sk_bwd_walk(sk_bwd_job *job, int64_t lo, int64_t hi, sk_bwd_stats *st, int pass) {
+/* Walks every update; visits those whose target is in [lo, hi). Instantiated
+ * per reduction and dtype (below), so that the per-element visit is typed
+ * code without switches. */
+SK_INLINE void sk_bwd_walk(const sk_bwd_job *job, int64_t lo, int64_t hi, sk_bwd_stats *st,
+                           const int pass, const sk_reduce RED, const sk_dtype DT) {
     const sk_plan *p = job->p;
-    const size_t es = p->elem_size;
+    const size_t es = sk_bwd_es(DT);
     if (pass == 2 && !job->grad_src) return;
     sk_cursor c;
     sk_cursor_seek(p, &c, 0);
@@ -121,11 +126,17 @@ static void sk_bwd_walk(sk_bwd_job *job, int64_t lo, int64_t hi, sk_bwd_stats *s
             /* the index is constant along the run: resolve it once */
             int64_t toff = 0, lin = c.linear;
             if (sk_plan_resolve(p, c.index, &toff, &lin)) {
-                for (int64_t j = 0; j < run; j++) {
+                int64_t jlo = 0, jhi = run; /* targets lin + j * ls: clip j to [lo, hi) */
+                if (ls > 0) {
+                    if (lin < lo) jlo = (lo - lin + ls - 1) / ls;
+                    if (lin + (run - 1) * ls >= hi) jhi = lin >= hi ? 0 : (hi - lin + ls - 1) / ls;
+                } else if (lin < lo || lin >= hi) {
+                    jhi = 0;
+                }
+                for (int64_t j = jlo; j < jhi; j++) {
                     int64_t l = lin + j * ls;
-                    if (l < lo || l >= hi) continue;
                     sk_bwd_visit(job, st, pass, pos + j, p->dense + (size_t)(c.dense + j * ds) * es,
-                                 c.aux + j * as, l, l - lo);
+                                 c.aux + j * as, l, l - lo, RED, DT);
                 }
             }
         } else {
@@ -134,13 +145,41 @@ static void sk_bwd_walk(sk_bwd_job *job, int64_t lo, int64_t hi, sk_bwd_stats *s
                 if (!sk_plan_resolve(p, c.index + j * is, &toff, &lin)) continue;
                 if (lin < lo || lin >= hi) continue;
                 sk_bwd_visit(job, st, pass, pos + j, p->dense + (size_t)(c.dense + j * ds) * es,
-                             c.aux + j * as, lin, lin - lo);
+                             c.aux + j * as, lin, lin - lo, RED, DT);
             }
         }
         pos += run;
         if (pos < job->total) sk_cursor_advance(p, &c, run);
     }
 }
+
+#define SK_BWD_WALKS(DT, N)                                                                       \
+    SK_BWD_WALK(DT, N, SK_REDUCE_NONE, none) SK_BWD_WALK(DT, N, SK_REDUCE_SUM, sum)                \
+    SK_BWD_WALK(DT, N, SK_REDUCE_PROD, prod) SK_BWD_WALK(DT, N, SK_REDUCE_MEAN, mean)              \
+    SK_BWD_WALK(DT, N, SK_REDUCE_AMAX, amax) SK_BWD_WALK(DT, N, SK_REDUCE_AMIN, amin)
+#define SK_BWD_WALK(DT, N, RED, R)                                                                \
+    static void sk_bwd_walk_##N##_##R(const sk_bwd_job *job, int64_t lo, int64_t hi,              \
+                                      sk_bwd_stats *st, int pass) {                               \
+        if (pass == 1) sk_bwd_walk(job, lo, hi, st, 1, RED, DT);                                  \
+        else sk_bwd_walk(job, lo, hi, st, 2, RED, DT);                                            \
+    }
+SK_BWD_WALKS(SK_DTYPE_FLOAT16, f16)
+SK_BWD_WALKS(SK_DTYPE_BFLOAT16, bf16)
+SK_BWD_WALKS(SK_DTYPE_FLOAT32, f32)
+SK_BWD_WALKS(SK_DTYPE_FLOAT64, f64)
+#undef SK_BWD_WALK
+#define SK_BWD_WALK(DT, N, RED, R)                                                                \
+    if (p->dtype == DT && p->reduce == RED) return sk_bwd_walk_##N##_##R;
+typedef void (*sk_bwd_walk_fn)(const sk_bwd_job *, int64_t, int64_t, sk_bwd_stats *, int);
+static sk_bwd_walk_fn sk_bwd_select_walk(const sk_plan *p) {
+    SK_BWD_WALKS(SK_DTYPE_FLOAT16, f16)
+    SK_BWD_WALKS(SK_DTYPE_BFLOAT16, bf16)
+    SK_BWD_WALKS(SK_DTYPE_FLOAT32, f32)
+    SK_BWD_WALKS(SK_DTYPE_FLOAT64, f64)
+    return NULL; /* gradients exist for floating dtypes only (checked by the callers) */
+}
+#undef SK_BWD_WALK
+#undef SK_BWD_WALKS
 
 static void sk_bwd_task(void *arg, int tid, int nthreads) {
     sk_bwd_job *job = arg;
@@ -160,9 +199,10 @@ static void sk_bwd_task(void *arg, int tid, int nthreads) {
             st->pnz[j] = self && job->xd[t] != 0 ? job->xd[t] : 1.0;
         }
     }
-    if (job->total > 0) {
-        sk_bwd_walk(job, lo, hi, st, 1);
-        sk_bwd_walk(job, lo, hi, st, 2);
+    sk_bwd_walk_fn walk = sk_bwd_select_walk(p);
+    if (job->total > 0 && walk) {
+        walk(job, lo, hi, st, 1);
+        walk(job, lo, hi, st, 2);
     }
     if (!job->grad_x) return;
     const sk_tensor *gx = job->grad_x;
@@ -178,10 +218,11 @@ static void sk_bwd_task(void *arg, int tid, int nthreads) {
         double g = job->gd[t], v;
         bool amx = p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN;
         if (amx && self) /* x is one of the ties (or not): the share rule covers untouched too */
-            v = sk_bwd_share(p, st, j, job->xd[t], g, job->od[t]);
+            v = sk_bwd_share(p, st, j, job->xd[t], g, job->od[t], p->reduce, p->dtype);
         else if (!sk_bwd_touched(p, st, j)) v = g; /* untouched: passes through */
         else if (!self || p->reduce == SK_REDUCE_NONE) v = 0.0;
-        else v = sk_bwd_share(p, st, j, job->xd ? job->xd[t] : 0.0, g, job->od ? job->od[t] : 0.0);
+        else v = sk_bwd_share(p, st, j, job->xd ? job->xd[t] : 0.0, g, job->od ? job->od[t] : 0.0,
+                              p->reduce, p->dtype);
         sk_store_f((char *)gx->data + (size_t)off * es, v, p->dtype);
         for (int32_t d = gx->ndim - 1; d >= 0; d--) {
             off += gx->strides[d];
