@@ -126,3 +126,22 @@ def test_rows_in_place(restore_threads):
         return x
     got = _all_threads(run)
     assert_close(got, ref_scatter(x0, idx.contiguous(), src, 0, "sum"), 1e-12, 1e-12)
+
+
+def test_rows_into_a_strided_out(restore_threads):
+    # out's rows are contiguous but rows are 2C apart (a column slice of a
+    # wider buffer): the merge must place each row by out's strides
+    rng = np.random.default_rng(11)
+    x = values(rng, (T, C), "float32")
+    src = values(rng, (ROWS, C), "float32")
+    idx = index_values(rng, (ROWS,), T, "error", "int64")[:, None].expand(ROWS, C)
+    exp = ref_scatter(x, idx.contiguous(), src, 0, "amax", False)
+
+    def run():
+        wide = torch.full((T, 2 * C), float("nan"))
+        out = wide[:, C:]
+        r = sk.scatter(x, idx, src, 0, reduce="amax", include_self=False, out=out)
+        assert r.data_ptr() == out.data_ptr()
+        assert torch.isnan(wide[:, :C]).all()  # nothing written outside out
+        return out.clone()
+    assert_same(_all_threads(run), exp)
