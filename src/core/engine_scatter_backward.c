@@ -29,7 +29,10 @@ typedef struct {
 typedef struct {
     const sk_plan *p;
     int64_t total, n;
-    const double *xd, *od, *gd; /* x, forward result, grad_out in row-major order */
+    /* x, forward result, grad_out in row-major order, as the working type:
+     * double for float64, float otherwise (every 16/32-bit float value is a
+     * float, and the arithmetic is in float anyway: half the bytes) */
+    const void *xd, *od, *gd;
     sk_tensor *grad_x;
     char *grad_src;
     sk_bwd_stats stat[SK_BWD_MAX_THREADS];
@@ -37,6 +40,11 @@ typedef struct {
 
 SK_INLINE size_t sk_bwd_es(const sk_dtype DT) {
     return DT == SK_DTYPE_FLOAT64 ? 8 : DT == SK_DTYPE_FLOAT32 ? 4 : 2;
+}
+
+/* Element i of a working array (see sk_bwd_job). */
+SK_INLINE double sk_bwd_at(const void *a, int64_t i, const sk_dtype DT) {
+    return DT == SK_DTYPE_FLOAT64 ? ((const double *)a)[i] : (double)((const float *)a)[i];
 }
 
 /* Rounds an intermediate to the working precision (float below float64). */
@@ -95,15 +103,15 @@ SK_INLINE void sk_bwd_visit(const sk_bwd_job *job, sk_bwd_stats *st, const int p
             else st->pnz[j] = sk_bwd_round(st->pnz[j] * v, dt);
         } break;
         default:
-            if (sk_bwd_same(sk_load_f(src, dt), job->od[lin])) st->ties[j]++;
+            if (sk_bwd_same(sk_load_f(src, dt), sk_bwd_at(job->od, lin, dt))) st->ties[j]++;
             break;
         }
         return;
     }
-    double g = job->gd[lin], share;
+    double g = sk_bwd_at(job->gd, lin, dt), share;
     if (RED == SK_REDUCE_NONE) share = st->winner[j] == seq ? g : 0.0;
     else share = sk_bwd_share(p, st, j, needs_v ? sk_load_f(src, dt) : 0.0, g,
-                              job->od ? job->od[lin] : 0.0, RED, dt);
+                              job->od ? sk_bwd_at(job->od, lin, dt) : 0.0, RED, dt);
     sk_store_f(job->grad_src + (size_t)gsrc_off * sk_bwd_es(dt), share, dt);
 }
 
@@ -189,14 +197,17 @@ static void sk_bwd_task(void *arg, int tid, int nthreads) {
     if (lo >= hi) return;
     sk_bwd_stats *st = &job->stat[tid];
     bool self = p->include_self;
+    const sk_dtype dt = p->dtype;
     for (int64_t t = lo; t < hi; t++) { /* x is a contributor when include_self */
         int64_t j = t - lo;
         if (st->cnt) st->cnt[j] = 0;
         if (st->winner) st->winner[j] = -1;
-        if (st->ties) st->ties[j] = self && sk_bwd_same(job->xd[t], job->od[t]) ? 1 : 0;
+        if (st->ties)
+            st->ties[j] = self && sk_bwd_same(sk_bwd_at(job->xd, t, dt), sk_bwd_at(job->od, t, dt)) ? 1 : 0;
         if (st->zeros) {
-            st->zeros[j] = self && job->xd[t] == 0 ? 1 : 0;
-            st->pnz[j] = self && job->xd[t] != 0 ? job->xd[t] : 1.0;
+            double xv = self ? sk_bwd_at(job->xd, t, dt) : 1.0;
+            st->zeros[j] = xv == 0 ? 1 : 0;
+            st->pnz[j] = xv != 0 ? xv : 1.0;
         }
     }
     sk_bwd_walk_fn walk = sk_bwd_select_walk(p);
@@ -215,14 +226,15 @@ static void sk_bwd_task(void *arg, int tid, int nthreads) {
     }
     for (int64_t t = lo; t < hi; t++) {
         int64_t j = t - lo;
-        double g = job->gd[t], v;
+        double g = sk_bwd_at(job->gd, t, dt), v;
         bool amx = p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN;
         if (amx && self) /* x is one of the ties (or not): the share rule covers untouched too */
-            v = sk_bwd_share(p, st, j, job->xd[t], g, job->od[t], p->reduce, p->dtype);
+            v = sk_bwd_share(p, st, j, sk_bwd_at(job->xd, t, dt), g, sk_bwd_at(job->od, t, dt),
+                             p->reduce, dt);
         else if (!sk_bwd_touched(p, st, j)) v = g; /* untouched: passes through */
         else if (!self || p->reduce == SK_REDUCE_NONE) v = 0.0;
-        else v = sk_bwd_share(p, st, j, job->xd ? job->xd[t] : 0.0, g, job->od ? job->od[t] : 0.0,
-                              p->reduce, p->dtype);
+        else v = sk_bwd_share(p, st, j, job->xd ? sk_bwd_at(job->xd, t, dt) : 0.0, g,
+                              job->od ? sk_bwd_at(job->od, t, dt) : 0.0, p->reduce, dt);
         sk_store_f((char *)gx->data + (size_t)off * es, v, p->dtype);
         for (int32_t d = gx->ndim - 1; d >= 0; d--) {
             off += gx->strides[d];
@@ -233,12 +245,14 @@ static void sk_bwd_task(void *arg, int tid, int nthreads) {
     }
 }
 
-/* Copies a tensor into a row-major array of doubles. */
-static void sk_to_doubles(const sk_tensor *t, double *dst) {
+/* Copies a tensor into a row-major working array (see sk_bwd_job). */
+static void sk_to_work(const sk_tensor *t, void *dst, sk_dtype work_of) {
     int64_t n = sk_tensor_numel(t), coord[SK_MAX_DIMS] = {0}, off = 0;
     size_t es = sk_dtype_size(t->dtype);
     for (int64_t i = 0; i < n; i++) {
-        dst[i] = sk_load_f((const char *)t->data + (size_t)off * es, t->dtype);
+        double v = sk_load_f((const char *)t->data + (size_t)off * es, t->dtype);
+        if (work_of == SK_DTYPE_FLOAT64) ((double *)dst)[i] = v;
+        else ((float *)dst)[i] = (float)v;
         for (int32_t d = t->ndim - 1; d >= 0; d--) {
             off += t->strides[d];
             if (++coord[d] < t->shape[d]) break;
@@ -265,9 +279,10 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
     if (job.n > 0 && nt > job.n) nt = (int)job.n;
     sk_status st = SK_STATUS_OK;
     size_t n = (size_t)(job.n > 0 ? job.n : 1);
-    double *gd = malloc(n * sizeof(double));
-    double *xd = need_x ? malloc(n * sizeof(double)) : NULL;
-    double *od = need_out ? malloc(n * sizeof(double)) : NULL;
+    size_t ws = p->dtype == SK_DTYPE_FLOAT64 ? sizeof(double) : sizeof(float);
+    void *gd = malloc(n * ws);
+    void *xd = need_x ? malloc(n * ws) : NULL;
+    void *od = need_out ? malloc(n * ws) : NULL;
     if (!gd || (need_x && !xd) || (need_out && !od)) st = SK_STATUS_OUT_OF_MEMORY;
     for (int t = 0; t < nt && st == SK_STATUS_OK; t++) {
         int64_t lo, hi;
@@ -287,9 +302,9 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
         if (bad) st = SK_STATUS_OUT_OF_MEMORY;
     }
     if (st == SK_STATUS_OK) {
-        sk_to_doubles(grad_out, gd);
-        if (xd) sk_to_doubles(x, xd);
-        if (od) sk_to_doubles(out, od);
+        sk_to_work(grad_out, gd, p->dtype);
+        if (xd) sk_to_work(x, xd, p->dtype);
+        if (od) sk_to_work(out, od, p->dtype);
         job.gd = gd;
         job.xd = xd;
         job.od = od;
