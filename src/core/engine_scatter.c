@@ -12,7 +12,11 @@
  * ("counted" path): mean divides by it, and include_self=false uses it to
  * start each touched target from its first update (the identity). Scratch is
  * cut into chunks of about updates/threads targets (at least 64k), so it
- * stays under 16 bytes per update; a chunk costs one more walk. */
+ * stays under 16 bytes per update; a chunk costs one more walk.
+ *
+ * Large row scatters with a reduction take the blocked path instead (see
+ * "blocked rows" below): fixed blocks of update rows, one partial each,
+ * folded in block order. sk_run_scatter picks it when it applies. */
 #include "cursor.h"
 
 #include <math.h>
