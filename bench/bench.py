@@ -121,17 +121,23 @@ def timed(fn, prep):
 
 def run_blocks(libs, reps):
     """libs: {name: (fn, prep)}. Each library's runs go back to back, the way
-    a program calls one operator many times. (Alternating a, b, a, b put every
-    scatterkit run right after a torch run, while PyTorch's OpenMP workers
-    still spin for a few milliseconds after each parallel call and take a core:
-    W6 at 2 threads measured 4.3 ms alone and 6.8 ms right after a torch op.)
-    Returns {name: [s]}."""
+    a program calls one operator many times, in two rounds of blocks in
+    mirrored order (a a a, b b b, b b b, a a a) so that a slow phase of the
+    shared machine (seen here after idle seconds: W6 of both libraries at 4
+    ms instead of 2.2) is sampled by both. Alternating single runs
+    (a, b, a, b) instead put every scatterkit run right after a torch run,
+    while PyTorch's OpenMP workers still spin for a few milliseconds after
+    each parallel call and take a core (W6 at 2 threads: 4.3 ms alone, 6.8 ms
+    right after a torch op). Returns {name: [s]}, at least reps per library."""
     times = {k: [] for k in libs}
-    for k, (fn, prep) in libs.items():
-        for _ in range(reps):
-            dt, r = timed(fn, prep)
-            del r
-            times[k].append(dt)
+    half = (reps + 1) // 2
+    order = list(libs.items())
+    for rnd in (order, order[::-1]):
+        for k, (fn, prep) in rnd:
+            for _ in range(half):
+                dt, r = timed(fn, prep)
+                del r
+                times[k].append(dt)
     return times
 
 
