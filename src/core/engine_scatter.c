@@ -555,61 +555,43 @@ struct sk_blocks_job {
 SK_INLINE void sk_block_row(char *restrict dst, const char *restrict src, int64_t n, bool first,
                             const sk_dtype DT, const sk_reduce RED) {
     const sk_reduce OP = RED == SK_REDUCE_MEAN ? SK_REDUCE_SUM : RED;
-    if (SK_IS_HALF(DT)) {
-        float *restrict d = (float *)(void *)dst;
-        const uint16_t *restrict s = (const uint16_t *)(const void *)src;
-#define SK_HALF_AT(i) (DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(s[i]) : sk_f16_to_f32(s[i]))
-        int64_t j = 0;
-        if (first) {
-            for (; j + 16 <= n; j += 16)
-                for (int u = 0; u < 16; u++) d[j + u] = SK_HALF_AT(j + u);
-            for (; j < n; j++) d[j] = SK_HALF_AT(j);
-        } else {
-            for (; j + 16 <= n; j += 16)
-                for (int u = 0; u < 16; u++) d[j + u] = (float)sk_op_f(d[j + u], SK_HALF_AT(j + u), OP, DT);
-            for (; j < n; j++) d[j] = (float)sk_op_f(d[j], SK_HALF_AT(j), OP, DT);
-        }
-#undef SK_HALF_AT
-        return;
-    }
     const size_t ES = sk_es(DT);
-    /* Rows go in whole 64-byte lines with fixed-length inner loops: the
-     * compiler unrolls them, and a row of a few lines then issues all its
-     * loads at once (a loop of runtime length here halved the speed). */
-    if (DT == SK_DTYPE_FLOAT32) {
-        float *restrict d = (float *)(void *)dst;
-        const float *restrict s = (const float *)(const void *)src;
-        int64_t j = 0;
-        if (first) {
-            for (; j + 16 <= n; j += 16)
-                for (int u = 0; u < 16; u++) d[j + u] = s[j + u];
-            for (; j < n; j++) d[j] = s[j];
-        } else {
-            for (; j + 16 <= n; j += 16)
-                for (int u = 0; u < 16; u++) d[j + u] = (float)sk_op_f(d[j + u], s[j + u], OP, DT);
-            for (; j < n; j++) d[j] = (float)sk_op_f(d[j], s[j], OP, DT);
-        }
-    } else if (DT == SK_DTYPE_FLOAT64) {
-        double *restrict d = (double *)(void *)dst;
-        const double *restrict s = (const double *)(const void *)src;
-        int64_t j = 0;
-        if (first) {
-            for (; j + 8 <= n; j += 8)
-                for (int u = 0; u < 8; u++) d[j + u] = s[j + u];
-            for (; j < n; j++) d[j] = s[j];
-        } else {
-            for (; j + 8 <= n; j += 8)
-                for (int u = 0; u < 8; u++) d[j + u] = sk_op_f(d[j + u], s[j + u], OP, DT);
-            for (; j < n; j++) d[j] = sk_op_f(d[j], s[j], OP, DT);
-        }
-    } else if (first) {
-        memcpy(dst, src, (size_t)n * ES);
-    } else {
+    /* Float rows go in whole 64-byte lines (W elements of the value type)
+     * with fixed-length inner loops: the compiler unrolls them, and a row of
+     * a few lines then issues all its loads at once (a loop of runtime
+     * length here halved the speed). LOAD(i) is src element i as FT. */
+#define SK_ROW_LINES(FT, W, LOAD)                                                                  \
+    do {                                                                                           \
+        FT *restrict d = (FT *)(void *)dst;                                                        \
+        int64_t j = 0;                                                                             \
+        if (first) {                                                                               \
+            for (; j + W <= n; j += W)                                                             \
+                for (int u = 0; u < W; u++) d[j + u] = LOAD(j + u);                                \
+            for (; j < n; j++) d[j] = LOAD(j);                                                     \
+        } else {                                                                                   \
+            for (; j + W <= n; j += W)                                                             \
+                for (int u = 0; u < W; u++) d[j + u] = (FT)sk_op_f(d[j + u], LOAD(j + u), OP, DT); \
+            for (; j < n; j++) d[j] = (FT)sk_op_f(d[j], LOAD(j), OP, DT);                          \
+        }                                                                                          \
+    } while (0)
+#define SK_LOAD_HALF(i)                                                                            \
+    (DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(((const uint16_t *)(const void *)src)[i])           \
+                             : sk_f16_to_f32(((const uint16_t *)(const void *)src)[i]))
+#define SK_LOAD_F32(i) (((const float *)(const void *)src)[i])
+#define SK_LOAD_F64(i) (((const double *)(const void *)src)[i])
+    if (SK_IS_HALF(DT)) SK_ROW_LINES(float, 16, SK_LOAD_HALF); /* float32 partials */
+    else if (DT == SK_DTYPE_FLOAT32) SK_ROW_LINES(float, 16, SK_LOAD_F32);
+    else if (DT == SK_DTYPE_FLOAT64) SK_ROW_LINES(double, 8, SK_LOAD_F64);
+    else if (first) memcpy(dst, src, (size_t)n * ES);
+    else
         for (int64_t j = 0; j < n; j++)
             sk_store_i(dst + j * ES,
                        sk_op_i(sk_load_i(dst + j * ES, DT), sk_load_i(src + j * ES, DT), OP, DT),
                        DT);
-    }
+#undef SK_ROW_LINES
+#undef SK_LOAD_HALF
+#undef SK_LOAD_F32
+#undef SK_LOAD_F64
 }
 
 /* The common case of sk_block_walk, kept to a few instructions per row (the

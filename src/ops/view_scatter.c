@@ -172,7 +172,7 @@ typedef struct {
     int64_t block;      /* rows per block */
     bool copy_x;
     char *stage;        /* non-NULL: a block-sized buffer per thread (see sk_view_write) */
-    size_t block_bytes;
+    size_t row_bytes;   /* of out: a block is block * row_bytes */
 } sk_view_job;
 
 /* Rows [r0, r1) of dimension 0 of t (src broadcast along it stays whole). */
@@ -196,13 +196,13 @@ static void sk_view_task(void *arg, int tid, int nthreads) {
         if (job->stage) {
             /* build the block in a cache-resident buffer laid out like out,
              * then stream it to out past the cache */
-            char *buf = job->stage + (size_t)tid * job->block_bytes;
+            char *buf = job->stage + (size_t)tid * (size_t)job->block * job->row_bytes;
             sk_tensor x = sk_rows(job->x, job->x->ndim, r0, r1), bo = o, bv = v;
             bo.data = buf;
             bv.data = buf + ((char *)v.data - (char *)o.data);
             sk_copy_unchecked(&x, &bo, 1);
             sk_copy_unchecked(&s, &bv, 1);
-            sk_stream_copy(o.data, buf, (size_t)(r1 - r0) * (job->block_bytes / (size_t)job->block));
+            sk_stream_copy(o.data, buf, (size_t)(r1 - r0) * job->row_bytes);
             continue;
         }
         if (job->copy_x) {
@@ -247,10 +247,11 @@ static void sk_view_write(const sk_tensor *x, const sk_tensor *src, sk_tensor *o
     /* A large row-major out copied from x: staging each block in a buffer
      * and streaming it out moves x + src + out bytes; writing out in place
      * also reads every line of out first (the read for ownership). */
-    job.block_bytes = (size_t)(job.block * row_bytes);
+    job.row_bytes = (size_t)row_bytes;
+    size_t block_bytes = (size_t)job.block * job.row_bytes;
     if (copy_x && sk_row_major(out) &&
-        n * (int64_t)sk_dtype_size(out->dtype) >= SK_STREAM_MIN_BYTES && job.block_bytes <= (1u << 20))
-        job.stage = malloc((size_t)nt * job.block_bytes); /* NULL: the in-place blocks */
+        n * (int64_t)sk_dtype_size(out->dtype) >= SK_STREAM_MIN_BYTES && block_bytes <= (1u << 20))
+        job.stage = malloc((size_t)nt * block_bytes); /* NULL: the in-place blocks */
     sk_parallel_run(nt, sk_view_task, &job);
     free(job.stage);
 }

@@ -455,17 +455,25 @@ def _describe_diff(g, e, mask):
             f"got {g[first].item()!r}, expected {e[first].item()!r}")
 
 
-def assert_same(got, expected, kind=None):
-    """Bitwise equality (NaN matches NaN, any payload). `got` may be NumPy or
-    torch; `expected` is torch."""
+def _comparable(got, expected, kind):
+    """got and expected as contiguous torch tensors, after checking kind,
+    dtype and shape; None when there is nothing to compare (zero-size)."""
     if kind is not None:
         check_kind(got, kind)
     g = to_torch(got) if not isinstance(got, torch.Tensor) else got.detach().contiguous()
     e = expected.contiguous()
     assert g.dtype == e.dtype, f"dtype {g.dtype} != expected {e.dtype}"
     assert tuple(g.shape) == tuple(e.shape), f"shape {tuple(g.shape)} != expected {tuple(e.shape)}"
-    if g.numel() == 0:
+    return None if g.numel() == 0 else (g, e)
+
+
+def assert_same(got, expected, kind=None):
+    """Bitwise equality (NaN matches NaN, any payload). `got` may be NumPy or
+    torch; `expected` is torch."""
+    pair = _comparable(got, expected, kind)
+    if pair is None:
         return
+    g, e = pair
     if g.dtype in _BITS:
         gn, en = torch.isnan(g), torch.isnan(e)
         bad = (gn != en) | (~gn & ~en & (g.view(_BITS[g.dtype]) != e.view(_BITS[e.dtype])))
@@ -476,14 +484,10 @@ def assert_same(got, expected, kind=None):
 
 
 def assert_close(got, expected, rtol, atol, kind=None):
-    if kind is not None:
-        check_kind(got, kind)
-    g = to_torch(got) if not isinstance(got, torch.Tensor) else got.detach().contiguous()
-    e = expected.contiguous()
-    assert g.dtype == e.dtype, f"dtype {g.dtype} != expected {e.dtype}"
-    assert tuple(g.shape) == tuple(e.shape), f"shape {tuple(g.shape)} != expected {tuple(e.shape)}"
-    if g.numel() == 0:
+    pair = _comparable(got, expected, kind)
+    if pair is None:
         return
+    g, e = pair
     g64, e64 = g.double(), e.double()
     gn, en = torch.isnan(g64), torch.isnan(e64)
     fin = ~gn & ~en
