@@ -4,8 +4,9 @@
  * One thin function per function of scatterkit.h. Tensors arrive as Python
  * objects and are described to C without copying: NumPy arrays (and anything
  * else with __array_interface__) through their interface dict, everything
- * else through DLPack. Outputs are allocated by the Python layer and passed
- * in as `out`. The operators run with the GIL released.
+ * else through DLPack. Outputs are allocated by the Python layer (large ones
+ * from buffer_cache.c) and passed in as `out`. The operators run with the
+ * GIL released.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -15,48 +16,9 @@
 
 #include "scatterkit.h"
 
-/* ------------------------------------------------------------------------ */
-/* DLPack ABI                                                               */
-/* ------------------------------------------------------------------------ */
-/* Only the layouts are needed; they are fixed by the DLPack ABI (DLTensor is
- * the same in 0.x and 1.x, DLManagedTensorVersioned is the 1.x form). */
-struct DLTensor {
-    void *data;
-    struct {
-        int32_t device_type;
-        int32_t device_id;
-    } device;
-    int32_t ndim;
-    struct {
-        uint8_t code;
-        uint8_t bits;
-        uint16_t lanes;
-    } dtype;
-    int64_t *shape;
-    int64_t *strides;
-    uint64_t byte_offset;
-};
+#include "dlpack.h"
+#include "buffer_cache.h"
 
-typedef struct dl_managed {
-    struct DLTensor dl_tensor;
-    void *manager_ctx;
-    void (*deleter)(struct dl_managed *self);
-} dl_managed;
-
-typedef struct dl_managed_versioned {
-    struct {
-        uint32_t major;
-        uint32_t minor;
-    } version;
-    void *manager_ctx;
-    void (*deleter)(struct dl_managed_versioned *self);
-    uint64_t flags;
-    struct DLTensor dl_tensor;
-} dl_managed_versioned;
-
-#define DL_FLAG_READ_ONLY (UINT64_C(1) << 0)
-#define DL_FLAG_IS_COPIED (UINT64_C(1) << 1)
-#define DL_SUPPORTED_MAJOR 1u
 
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
@@ -1606,6 +1568,15 @@ static PyMethodDef methods[] = {
     METHOD_KW("describe", py_describe,
               "describe(obj, op='describe', name='obj', writable=False) -> dict\n"
               "dtype, shape, strides (elements), device and read-only flag of a tensor."),
+    {"cached_buffer", py_cached_buffer, METH_VARARGS,
+     "cached_buffer(nbytes, versioned=False) -> DLPack capsule of nbytes uint8 from the "
+     "result cache, or None"},
+    {"buffer_cache_clear", py_buffer_cache_clear, METH_NOARGS,
+     "buffer_cache_clear() -> bytes unmapped"},
+    {"buffer_cache_info", py_buffer_cache_info, METH_NOARGS,
+     "buffer_cache_info() -> (blocks, bytes held, limit)"},
+    {"buffer_cache_set_limit", py_buffer_cache_set_limit, METH_O,
+     "buffer_cache_set_limit(nbytes); 0 turns the cache off"},
     {"set_num_threads", py_set_num_threads, METH_O, "set_num_threads(n); n < 1 resets"},
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "get_num_threads() -> int"},
     {"status_string", py_status_string, METH_O, "status_string(code) -> str"},

@@ -33,6 +33,9 @@ __all__ = [
     "tensor_scatter",
     "set_num_threads",
     "get_num_threads",
+    "empty_cache",
+    "set_buffer_cache_limit",
+    "buffer_cache_info",
 ]
 
 _REDUCE = {
@@ -331,6 +334,26 @@ def set_num_threads(n):
 
 def get_num_threads():
     return _C.get_num_threads()
+
+
+def empty_cache():
+    """Gives the cached result buffers back to the system; returns the bytes
+    freed. Results of 1 MiB and more are allocated from a cache of reused
+    blocks (their pages are already there, so no page faults); results still
+    alive are not affected."""
+    return _C.buffer_cache_clear()
+
+
+def set_buffer_cache_limit(nbytes):
+    """Most bytes of freed result buffers kept for reuse (default 1 GiB, or
+    SCATTERKIT_BUFFER_CACHE_MB); 0 turns the cache off and empties it."""
+    _C.buffer_cache_set_limit(operator.index(nbytes))
+
+
+def buffer_cache_info():
+    """{'blocks', 'bytes', 'limit'}: what the result cache holds now."""
+    blocks, held, limit = _C.buffer_cache_info()
+    return {"blocks": blocks, "bytes": held, "limit": limit}
 
 
 # ---------------------------------------------------------------------------

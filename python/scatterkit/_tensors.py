@@ -112,6 +112,53 @@ def numpy_dtype(name, op):
     return np.dtype(name)
 
 
+# Large results come from the binding's buffer cache (buffer_cache.c says
+# why): a reused block has its pages already, a fresh torch.empty of tens of
+# megabytes spends longer in page faults than the operator spends writing it.
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= operator.index(s)
+    return n
+
+
+def _cached_torch(torch, shape, dtype):
+    n = _numel(shape)
+    if n <= 0:
+        return None
+    cap = _C.cached_buffer(n * dtype.itemsize)
+    if cap is None:
+        return None
+    return torch.from_dlpack(cap).view(dtype).view(shape)
+
+
+class _Capsule:
+    """The one-shot DLPack producer np.from_dlpack wants around a capsule."""
+
+    __slots__ = ("cap",)
+
+    def __init__(self, cap):
+        self.cap = cap
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        cap, self.cap = self.cap, None
+        return cap
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU
+
+
+def _cached_numpy(shape, dtype):
+    n = _numel(shape)
+    if n <= 0 or dtype.hasobject:
+        return None
+    cap = _C.cached_buffer(n * dtype.itemsize, True)  # 1.x form: writable in NumPy
+    if cap is None:
+        return None
+    return np.from_dlpack(_Capsule(cap)).view(dtype).reshape(shape)
+
+
 class Like:
     """Makes tensors of the same kind, dtype and device as x.
 
@@ -152,11 +199,17 @@ class Like:
 
     def empty(self, shape):
         if self.kind == TORCH:
+            if self.x.device.type == "cpu":
+                t = _cached_torch(self.torch, shape, self.x.dtype)
+                if t is not None:
+                    return t
             return self.torch.empty(shape, dtype=self.x.dtype, device=self.x.device)
         if self.kind == OTHER and self._describe()["device_type"] != _C.DEVICE_CPU:
             raise ValueError(f"{self.op}: {self.arg} is not in CPU memory and is neither a NumPy array nor "
                              "a torch tensor, so there is no result of its kind to make; pass out=")
-        return np.empty(shape, dtype=self.dtype)
+        dtype = self.dtype
+        a = _cached_numpy(shape, dtype)
+        return np.empty(shape, dtype=dtype) if a is None else a
 
     def scalar(self, value, arg):
         """A 0-d tensor of x's dtype holding value."""

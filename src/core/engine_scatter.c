@@ -20,6 +20,7 @@
 #include "cursor.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #define SK_SCATTER_MAX_THREADS 256
@@ -34,6 +35,15 @@ typedef struct {
     void (*finish)(const sk_plan *, int64_t clo, int64_t chi, const float *acc, const int64_t *cnt);
     float *acc[SK_SCATTER_MAX_THREADS];
     int64_t *cnt[SK_SCATTER_MAX_THREADS];
+    /* inner-axis pattern with out != x (both row-major): each chunk first
+     * copies its targets from here, so they are still in cache when its
+     * updates arrive; NULL when x was copied up front */
+    const char *copy_src;
+    /* inner-axis pattern: chunks are claimed one at a time, so a thread that
+     * shares its core with another program's threads (PyTorch's OpenMP
+     * workers spin for milliseconds after each call) does less of the work */
+    bool claim;
+    atomic_llong next_chunk;
 } sk_scatter_job;
 
 /* ---- per-dtype arithmetic (value semantics in the accumulation type) ---- */
@@ -492,6 +502,17 @@ static void sk_select_kernels(sk_scatter_job *job, const sk_plan *p) {
 static void sk_scatter_task(void *arg, int tid, int nthreads) {
     sk_scatter_job *job = arg;
     const sk_plan *p = job->p;
+    if (job->claim) {
+        for (;;) {
+            int64_t clo = atomic_fetch_add(&job->next_chunk, 1) * job->chunk;
+            if (clo >= job->target_numel) return;
+            int64_t chi = clo + job->chunk < job->target_numel ? clo + job->chunk : job->target_numel;
+            if (job->copy_src)
+                memcpy((char *)p->out->data + (size_t)clo * p->elem_size,
+                       job->copy_src + (size_t)clo * p->elem_size, (size_t)(chi - clo) * p->elem_size);
+            job->pass(p, clo, chi, NULL, NULL);
+        }
+    }
     int64_t lo, hi;
     sk_partition(job->target_numel, tid, nthreads, &lo, &hi);
     for (int64_t clo = lo; clo < hi; clo += job->chunk) {
@@ -842,6 +863,32 @@ static bool sk_run_blocks(sk_blocks_job *job, const sk_tensor *copy_from, int nt
     return ok;
 }
 
+static bool sk_row_major(const sk_tensor *t) {
+    int64_t expect = 1;
+    for (int32_t d = t->ndim - 1; d >= 0; d--) {
+        if (t->shape[d] != 1 && t->strides[d] != expect) return false;
+        expect *= t->shape[d];
+    }
+    return true;
+}
+
+/* index_add along the last axis of out (W6): each long run of updates lands
+ * in one target row, and runs outside a chunk are skipped at once, so the
+ * chunks can be small: whole target rows, about 64 KB. With out != x (both
+ * row-major) each chunk copies its rows just before updating them (a copy
+ * of all of x first would have pushed them out of the caches). Returns the
+ * chunk, or 0 when the pattern differs. */
+static int64_t sk_inner_axis_chunk(const sk_plan *p) {
+    int d = p->ndim - 1;
+    const sk_tensor *out = p->out;
+    if (p->ncomp != 1 || p->ndim < 1 || p->linear_stride[d] != 0 || p->index_stride[d] == 0 ||
+        p->shape[d] < 1024 || p->comp_linear_stride[0] != 1 || out->ndim < 1 ||
+        p->comp_size[0] != out->shape[out->ndim - 1])
+        return 0;
+    int64_t row = p->comp_size[0], rows = (int64_t)(65536 / p->elem_size) / row;
+    return row * (rows > 1 ? rows : 1);
+}
+
 sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
     sk_plan_normalize(p);
     int64_t target_numel = sk_tensor_numel(p->out);
@@ -866,6 +913,18 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
     if (job.target_numel > 0 && nt > job.target_numel) nt = (int)job.target_numel;
     int64_t per_thread = job.target_numel > 0 ? (job.target_numel + nt - 1) / nt : 1;
     job.chunk = per_thread;
+    int64_t fused = job.half || job.counted || job.total == 0 || job.target_numel == 0
+                        ? 0
+                        : sk_inner_axis_chunk(p);
+    if (fused) {
+        job.chunk = fused;
+        job.claim = true;
+        atomic_init(&job.next_chunk, 0);
+        if (copy_from && sk_row_major(p->out) && sk_row_major(copy_from)) {
+            job.copy_src = copy_from->data;
+            copy_from = NULL;
+        }
+    }
     sk_status st = SK_STATUS_OK;
     bool run = job.total > 0 && job.target_numel > 0;
     if ((job.half || job.counted) && run) {

@@ -205,7 +205,7 @@ typedef struct sk_plan {
     const sk_tensor *out;                       /* its shape/strides map linear index -> offset */
     int64_t col_lo, col_hi;  /* scatter rows: the inner-dimension block this thread owns */
     int64_t index_numel;     /* scatter: elements of the caller's index (sets the scratch budget) */
-    bool stream;             /* gather: contiguous runs are written with sk_stream_copy */
+    bool stream;             /* gather: out is far larger than the caches: stream its stores */
 } sk_plan;
 
 /* Starts a plan: zero strides, no components. */
@@ -226,6 +226,21 @@ void sk_prepare_fresh(void *data, size_t bytes);
 void sk_stream_copy(void *dst, const void *src, size_t n);
 /* Copies at least this large stream their stores (about the L3 of one chip). */
 #define SK_STREAM_MIN_BYTES ((int64_t)32 << 20)
+/* Copies n bytes, a multiple of 16, to a 16-byte aligned dst with
+ * non-temporal stores where the CPU has them, without the fence: many small
+ * rows are streamed and one sk_stream_fence() ends the batch. */
+#if defined(__x86_64__) || defined(_M_X64)
+#include <emmintrin.h> /* SSE2: part of every x86-64 */
+SK_INLINE void sk_stream_row(void *dst, const void *src, size_t n) {
+    for (size_t i = 0; i < n; i += 16)
+        _mm_stream_si128((__m128i *)(void *)((char *)dst + i),
+                         _mm_loadu_si128((const __m128i *)(const void *)((const char *)src + i)));
+}
+SK_INLINE void sk_stream_fence(void) { _mm_sfence(); }
+#else
+SK_INLINE void sk_stream_row(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
+SK_INLINE void sk_stream_fence(void) {}
+#endif
 /* Whether index checks may run inside the gather kernel (SK_OPTION_FRESH_OUT). */
 SK_INLINE bool sk_fused_check(const sk_options *opts, sk_index_mode mode) {
     return opts && (opts->flags & SK_OPTION_FRESH_OUT) && mode == SK_INDEX_MODE_ERROR;

@@ -313,6 +313,7 @@ static const gather_case gather_cases[] = {
      false},
     {{2, {300, 256}}, {2, {300, 256}}, 1, true},
     {{2, {256, 300}}, {2, {300, 200}}, 0, true},
+    {{2, {3, 1100}}, {2, {3, 1100}}, 1, true}, /* last axis in blocks of 512 (and a tail) */
 };
 
 static const sk_index_mode gather_modes[3] = {SK_INDEX_MODE_ERROR, SK_INDEX_MODE_CLIP,
@@ -760,6 +761,48 @@ static void index_select_errors(void) {
     skt_free(&out);
 }
 
+/* A result of 32 MiB and more is written with streaming stores, row by row
+ * when rows are a multiple of 16 bytes and out is 16-byte aligned: checked
+ * into an aligned out, an out 4 bytes off (copied normally), and rows of 12
+ * bytes, with the elements around out left alone. */
+static void index_select_streamed_rows(void) {
+    enum { T = 500, N = 560000 };
+    static const int64_t widths[] = {16, 3};
+    for (int wi = 0; wi < 2; wi++)
+        for (int shift = 0; shift < 2; shift++) {
+            int64_t w = widths[wi];
+            float *table = malloc((size_t)(T * w) * sizeof(float));
+            int64_t *idx = malloc((size_t)N * sizeof(int64_t));
+            float *buf = malloc((size_t)(N * w + 2) * sizeof(float));
+            if (!table || !idx || !buf) skt_fail("index_select (streamed rows): out of memory");
+            for (int64_t k = 0; k < T * w; k++) table[k] = (float)k;
+            for (int64_t k = 0; k < N; k++) idx[k] = (k * 7919) % T - (k % 3 == 0 ? T : 0);
+            for (int64_t k = 0; k < N * w + 2; k++) buf[k] = -1.0f;
+            sk_tensor tt, ti, to;
+            const int64_t ts[2] = {T, w}, is[1] = {N}, os[2] = {N, w};
+            sk_tensor_init(&tt, table, SK_DTYPE_FLOAT32, 2, ts, NULL);
+            sk_tensor_init(&ti, idx, SK_DTYPE_INT64, 1, is, NULL);
+            sk_tensor_init(&to, buf + shift, SK_DTYPE_FLOAT32, 2, os, NULL);
+            sk_options opts = {0};
+            opts.num_threads = 2;
+            sk_status st = sk_index_select(&tt, &ti, 0, SK_INDEX_MODE_ERROR, NULL, &to, &opts);
+            if (st) skt_fail("index_select (streamed rows): %s", sk_last_error());
+            for (int64_t k = 0; k < N; k++) {
+                int64_t row = idx[k] < 0 ? idx[k] + T : idx[k];
+                for (int64_t c = 0; c < w; c++)
+                    if (buf[shift + k * w + c] != table[row * w + c])
+                        skt_fail("index_select (streamed rows, width %d, shift %d): out[%lld, %lld] "
+                                 "= %g, want %g", (int)w, shift, (long long)k, (long long)c,
+                                 (double)buf[shift + k * w + c], (double)table[row * w + c]);
+            }
+            if ((shift && buf[0] != -1.0f) || buf[shift + N * w] != -1.0f)
+                skt_fail("index_select (streamed rows): wrote outside out");
+            free(table);
+            free(idx);
+            free(buf);
+        }
+}
+
 static void test_index_select(void) {
     REQUIRE_OP(sk_index_select);
     REQUIRE_OP(sk_index_select_shape);
@@ -817,6 +860,7 @@ static void test_index_select(void) {
         }
     }
     index_select_errors();
+    index_select_streamed_rows();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1650,6 +1694,7 @@ static const select_case index_scatter_cases[] = {
     {{2, {4, 0}}, {1, {3}}, 1, false}, /* empty axis */
     {{2, {300, 64}}, {1, {1200}}, 0, true},
     {{2, {64, 300}}, {1, {1200}}, 1, true},
+    {{2, {8, 300}}, {1, {1500}}, 1, true}, /* inner axis: rows claimed, x copied per chunk */
 };
 
 static int32_t index_scatter_updates(const select_case *c, int64_t *shape) {

@@ -65,3 +65,46 @@ def test_view_scatters_into_a_large_out(big, threads, restore_threads):
     r2 = sk.slice_scatter(big, big[:, ::3], 1, None, None, 3, out=out)
     assert r2.data_ptr() == out.data_ptr()
     assert torch.equal(out, torch.slice_scatter(big, big[:, ::3], 1, 0, None, 3))
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_row_gathers_stream_into_a_large_out(threads, restore_threads):
+    # index_select / gather rows into a result of >= 32 MiB: rows of a
+    # multiple of 16 bytes into an aligned out are written with streaming
+    # stores; others (rows of 252 bytes) are copied as before
+    sk.set_num_threads(threads)
+    g = torch.Generator().manual_seed(5)
+    table = torch.randn(5000, 64, generator=g)
+    idx = torch.randint(-5000, 5000, (140_000,), generator=g)  # 35.8 MB of rows
+    wrapped = torch.where(idx < 0, idx + 5000, idx)
+    assert torch.equal(sk.index_select(table, idx, 0), table[wrapped])
+    assert torch.equal(sk.gather(table, idx[:, None].expand(-1, 64), 0), table[wrapped])
+    odd = table[:, :63]  # 252-byte rows
+    assert torch.equal(sk.index_select(odd, idx, 0), odd[wrapped])
+    shifted = torch.randn(5000 * 64 + 1, generator=g)[1:].view(5000, 64)  # rows read unaligned
+    assert torch.equal(sk.index_select(shifted, idx, 0), shifted[wrapped])
+
+
+@pytest.mark.parametrize("index_dtype", [torch.int64, torch.int32])
+def test_last_axis_gather_blocks(index_dtype, restore_threads):
+    # the last-axis gather checks blocks of 512 index values ahead of copying
+    # them; blocks holding negative values, and rows whose length is not a
+    # multiple of 512, take the careful loop
+    g = torch.Generator().manual_seed(6)
+    x = torch.randn(6, 2000, generator=g)
+    idx = torch.randint(0, 2000, (6, 1900), generator=g)
+    idx[2, 700] = -1
+    idx[4, 1899] = -2000
+    idx = idx.to(index_dtype)
+    exp = torch.gather(x, 1, torch.where(idx < 0, idx + 2000, idx).long())
+    for threads in (1, 2, 3):
+        sk.set_num_threads(threads)
+        assert torch.equal(sk.gather(x, idx, 1), exp)
+    bad = idx.clone()
+    bad[3, 1500] = 2000
+    with pytest.raises(IndexError):
+        sk.gather(x, bad, 1)
+    got = sk.gather(x, bad, 1, mode="clip")
+    assert got[3, 1500] == x[3, 1999] and torch.equal(got[:3], exp[:3])
+    got = sk.gather(x, bad, 1, mode="fill", fill_value=7.5)
+    assert got[3, 1500] == 7.5 and torch.equal(got[4:], exp[4:])
