@@ -863,15 +863,6 @@ static bool sk_run_blocks(sk_blocks_job *job, const sk_tensor *copy_from, int nt
     return ok;
 }
 
-static bool sk_row_major(const sk_tensor *t) {
-    int64_t expect = 1;
-    for (int32_t d = t->ndim - 1; d >= 0; d--) {
-        if (t->shape[d] != 1 && t->strides[d] != expect) return false;
-        expect *= t->shape[d];
-    }
-    return true;
-}
-
 /* index_add along the last axis of out (W6): each long run of updates lands
  * in one target row, and runs outside a chunk are skipped at once, so the
  * chunks can be small: whole target rows, about 64 KB. With out != x (both

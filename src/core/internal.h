@@ -99,6 +99,8 @@ sk_status sk_check_out(const char *op, const sk_tensor *out, sk_dtype dtype, int
                        const int64_t *shape, const sk_tensor *alias,
                        const sk_tensor *const *inputs, const char *const *names, int ninputs);
 bool sk_same_layout(const sk_tensor *a, const sk_tensor *b);
+/* Whether t is laid out row-major without gaps (size-1 dimensions aside). */
+bool sk_row_major(const sk_tensor *t);
 /* Formats a shape as "[2, 3]" into buf. */
 const char *sk_format_shape(char *buf, size_t size, int32_t ndim, const int64_t *shape);
 int64_t sk_numel(int32_t ndim, const int64_t *shape);

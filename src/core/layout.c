@@ -12,6 +12,15 @@ bool sk_same_layout(const sk_tensor *a, const sk_tensor *b) {
     return true;
 }
 
+bool sk_row_major(const sk_tensor *t) {
+    int64_t expect = 1;
+    for (int32_t d = t->ndim - 1; d >= 0; d--) {
+        if (t->shape[d] != 1 && t->strides[d] != expect) return false;
+        expect *= t->shape[d];
+    }
+    return true;
+}
+
 /* Byte range [lo, hi) a non-empty tensor touches. */
 static void sk_byte_range(const sk_tensor *t, uintptr_t *lo, uintptr_t *hi) {
     int64_t es = (int64_t)sk_dtype_size(t->dtype), neg = 0, pos = 0;

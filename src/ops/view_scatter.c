@@ -155,13 +155,115 @@ static sk_status sk_select_view(const char *op, const sk_tensor *base, const voi
     return SK_STATUS_OK;
 }
 
-/* Whether t is laid out row-major without gaps (size-1 dimensions aside). */
-static bool sk_row_major(const sk_tensor *t) {
-    int64_t expect = 1;
-    for (int32_t d = t->ndim - 1; d >= 0; d--) {
-        if (t->shape[d] != 1 && t->strides[d] != expect) return false;
-        expect *= t->shape[d];
+/* ---- step 2 along the last axis (every other element of each row) ----
+ *
+ * Each row of out is x's row with src's row interleaved at start, start+2,
+ * ...: one pass that reads 16 bytes of x and 8 of src and writes 16 bytes of
+ * out, merged in registers. Building each block in a buffer first (below)
+ * passes over the bytes three times and ran W10 at 15 ms, this at 8-9 ms
+ * (a plain copy of x: 6.7 ms). */
+typedef struct {
+    const char *x, *src;
+    char *out;
+    int64_t rows, len;  /* rows of len elements; x and out row-major */
+    int64_t start, m;   /* the view: elements start + 2k of a row, k < m */
+    size_t es;
+    bool stream;
+} sk_pairs_job;
+
+#if defined(__x86_64__) || defined(_M_X64)
+/* 16 bytes of out from 16 of x and 8 of src: src's elements spread to the
+ * even lanes (unpack with zero), x keeps the odd lanes. */
+SK_INLINE __m128i sk_pairs_merge(__m128i xv, __m128i sv, __m128i odd, size_t es) {
+    const __m128i zero = _mm_setzero_si128();
+    __m128i spread = es == 1   ? _mm_unpacklo_epi8(sv, zero)
+                     : es == 2 ? _mm_unpacklo_epi16(sv, zero)
+                     : es == 4 ? _mm_unpacklo_epi32(sv, zero)
+                               : _mm_unpacklo_epi64(sv, zero);
+    return _mm_or_si128(spread, _mm_and_si128(xv, odd));
+}
+
+SK_INLINE void sk_pairs_row(char *o, const char *xr, const char *sr, int64_t npairs, size_t es,
+                            bool stream) {
+    /* odd lanes of each element width: the low es bytes of every 2*es are 0 */
+    uint8_t mask[16];
+    for (int b = 0; b < 16; b++) mask[b] = (size_t)b % (2 * es) >= es ? 0xFF : 0;
+    const __m128i odd = _mm_loadu_si128((const __m128i *)(const void *)mask);
+    int64_t per = (int64_t)(8 / es), k = 0; /* pairs per 16 bytes of out */
+    if (stream && ((uintptr_t)o & 15) == 0) {
+        for (; k + per <= npairs; k += per) {
+            __m128i xv = _mm_loadu_si128((const __m128i *)(const void *)(xr + 2 * k * es));
+            __m128i sv = _mm_loadl_epi64((const __m128i *)(const void *)(sr + k * es));
+            _mm_stream_si128((__m128i *)(void *)(o + 2 * k * es), sk_pairs_merge(xv, sv, odd, es));
+        }
+    } else {
+        for (; k + per <= npairs; k += per) {
+            __m128i xv = _mm_loadu_si128((const __m128i *)(const void *)(xr + 2 * k * es));
+            __m128i sv = _mm_loadl_epi64((const __m128i *)(const void *)(sr + k * es));
+            _mm_storeu_si128((__m128i *)(void *)(o + 2 * k * es), sk_pairs_merge(xv, sv, odd, es));
+        }
     }
+    for (; k < npairs; k++) {
+        memcpy(o + 2 * k * es, sr + k * es, es);
+        memcpy(o + (2 * k + 1) * es, xr + (2 * k + 1) * es, es);
+    }
+}
+#else
+SK_INLINE void sk_pairs_row(char *o, const char *xr, const char *sr, int64_t npairs, size_t es,
+                            bool stream) {
+    (void)stream;
+    for (int64_t k = 0; k < npairs; k++) {
+        memcpy(o + 2 * k * es, sr + k * es, es);
+        memcpy(o + (2 * k + 1) * es, xr + (2 * k + 1) * es, es);
+    }
+}
+#endif
+
+static void sk_pairs_task(void *arg, int tid, int nthreads) {
+    const sk_pairs_job *j = arg;
+    int64_t lo, hi;
+    sk_partition(j->rows, tid, nthreads, &lo, &hi);
+    size_t es = j->es, row = (size_t)j->len * es;
+    /* out[start .. start + 2m - 1) is pairs (src, x); the last view element
+     * stands alone; x before and after */
+    size_t head = (size_t)j->start * es, pairs_end = head + (size_t)(2 * j->m - 1) * es;
+    for (int64_t r = lo; r < hi; r++) {
+        char *o = j->out + (size_t)r * row;
+        const char *xr = j->x + (size_t)r * row, *sr = j->src + (size_t)(r * j->m) * es;
+        memcpy(o, xr, head);
+        sk_pairs_row(o + head, xr + head, sr, j->m - 1, es, j->stream);
+        memcpy(o + pairs_end - es, sr + (size_t)(j->m - 1) * es, es);
+        memcpy(o + pairs_end, xr + pairs_end, row - pairs_end);
+    }
+    if (j->stream) sk_stream_fence();
+}
+
+/* Whether the view is every other element of the last axis of each row of
+ * out, with x, out and src row-major: then sk_pairs_task writes out. */
+static bool sk_pairs_plan(sk_pairs_job *j, const sk_tensor *x, const sk_tensor *src,
+                          const sk_tensor *out, const sk_tensor *view) {
+    int32_t nd = out->ndim, last = nd - 1;
+    size_t es = sk_dtype_size(out->dtype);
+    if (nd < 1 || view->ndim != nd || src->ndim != nd || (es != 1 && es != 2 && es != 4 && es != 8) ||
+        !sk_row_major(out) || !sk_row_major(x) || !sk_row_major(src) || view->strides[last] != 2 ||
+        view->shape[last] < 1 || out->data == x->data)
+        return false;
+    for (int32_t d = 0; d < nd; d++)
+        if (src->shape[d] != view->shape[d] ||
+            (d < last && (view->shape[d] != out->shape[d] ||
+                          (view->shape[d] > 1 && view->strides[d] != out->strides[d]))))
+            return false;
+    int64_t len = out->shape[last], off = ((char *)view->data - (char *)out->data) / (int64_t)es;
+    if (off < 0 || off + 2 * (view->shape[last] - 1) >= len) return false;
+    j->x = x->data;
+    j->src = src->data;
+    j->out = out->data;
+    j->len = len;
+    j->rows = sk_tensor_numel(out) / len;
+    j->start = off;
+    j->m = view->shape[last];
+    j->es = es;
+    j->stream = sk_tensor_numel(out) * (int64_t)es >= SK_STREAM_MIN_BYTES;
     return true;
 }
 
@@ -224,6 +326,11 @@ static void sk_view_write(const sk_tensor *x, const sk_tensor *src, sk_tensor *o
                           sk_tensor *view, int nthreads) {
     bool copy_x = !sk_same_layout(out, x);
     int64_t n = sk_tensor_numel(out);
+    sk_pairs_job pj;
+    if (copy_x && n > 0 && sk_tensor_numel(view) > 0 && sk_pairs_plan(&pj, x, src, out, view)) {
+        sk_parallel_run(sk_threads_for_work(nthreads, n), sk_pairs_task, &pj);
+        return;
+    }
     bool blocked = n > 0 && sk_tensor_numel(view) > 0 && out->ndim >= 1 && view->ndim >= 1 &&
                    view->shape[0] == out->shape[0] && view->strides[0] == out->strides[0] &&
                    out->strides[0] > 0 && out->shape[0] > 1 &&

@@ -1943,6 +1943,8 @@ static const slice_case slice_cases[] = {
     {{3, {3, 4, 5}}, 1, {2}, {-1}, {-6}, {-1}, false},
     {{3, {3, 4, 5}}, 1, {1}, {1}, {3}, {1}, false},
     {{3, {3, 4, 5}}, 3, {0, 1, 2}, {0, 3, 4}, {NONE, 0, 0}, {2, -1, -2}, false},
+    {{2, {6, 40}}, 1, {1}, {NONE}, {NONE}, {2}, false}, /* step 2 on the last axis: */
+    {{3, {2, 3, 37}}, 1, {2}, {1}, {30}, {2}, false},     /* rows merged in pairs */
     {{2, {4, 6}}, 0, {0}, {0}, {0}, {1}, false}, /* no axes: the whole of x */
     {{0, {0}}, 0, {0}, {0}, {0}, {1}, false},
     {{2, {0, 4}}, 1, {1}, {1}, {3}, {1}, false},
@@ -2035,6 +2037,45 @@ static void slice_scatter_errors(void) {
     skt_free(&fs);
 }
 
+/* Step 2 on the last axis with x, out and src row-major: rows are merged
+ * 16 bytes at a time (pairs of a src and an x element), for every element
+ * width, views starting on odd elements and ending before the row does. */
+static void slice_scatter_pairs(void) {
+    static const int64_t starts[] = {0, 1, 3, NONE}, stops[] = {NONE, NONE, 30, 34};
+    skt_rng r;
+    skt_seed(&r, 112);
+    const skt_shape xs = {3, {2, 3, 37}};
+    for (int di = 0; di < SK_DTYPE_COUNT; di++)
+        for (int v = 0; v < 4; v++) {
+            sk_dtype dt = skt_all_dtypes[di];
+            int64_t first, len;
+            skref_slice_indices(37, starts[v], stops[v], 2, &first, &len);
+            const skt_shape ss = {3, {2, 3, len}};
+            skt_buf x, src, out;
+            skt_make(&x, dt, xs.ndim, xs.d, SKT_CONTIG, 0, &r);
+            skt_fill(&x, &r, SKT_VAL_NAN);
+            skt_make(&out, dt, xs.ndim, xs.d, SKT_CONTIG, 0, &r);
+            skt_make(&src, dt, ss.ndim, ss.d, SKT_CONTIG, 0, &r);
+            skt_fill(&src, &r, SKT_VAL_NAN);
+            op_args a = {0};
+            a.src = &src;
+            a.naxes = 1;
+            a.axes[0] = 2;
+            a.starts[0] = starts[v];
+            a.stops[0] = stops[v];
+            a.steps[0] = 2;
+            char desc[1024];
+            snprintf(desc, sizeof desc, "slice_scatter (pairs) start=%lld stop=%lld",
+                     (long long)starts[v], (long long)stops[v]);
+            skt_desc(desc, sizeof desc, "x", &x.t);
+            const skt_buf *inputs[] = {&src, &x};
+            skt_run_case(desc, call_slice_scatter, &a, &x, &out, false, 0, inputs, 2);
+            skt_free(&x);
+            skt_free(&src);
+            skt_free(&out);
+        }
+}
+
 static void test_slice_scatter(void) {
     REQUIRE_OP(sk_slice_scatter);
     skt_rng r;
@@ -2083,6 +2124,7 @@ static void test_slice_scatter(void) {
         });
     }
     slice_scatter_errors();
+    slice_scatter_pairs();
 }
 
 typedef struct {

@@ -108,3 +108,36 @@ def test_last_axis_gather_blocks(index_dtype, restore_threads):
     assert got[3, 1500] == x[3, 1999] and torch.equal(got[:3], exp[:3])
     got = sk.gather(x, bad, 1, mode="fill", fill_value=7.5)
     assert got[3, 1500] == 7.5 and torch.equal(got[4:], exp[4:])
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.bool, torch.float16, torch.bfloat16,
+                                   torch.float32, torch.int32, torch.float64, torch.int64])
+@pytest.mark.parametrize("start,stop,length", [(None, None, 64), (1, None, 64), (0, 61, 67),
+                                              (3, 10, 17), (2, 3, 9), (1, None, 2)])
+def test_step2_slice_scatter_rows(dtype, start, stop, length, restore_threads):
+    # every other element of the last axis: rows merged 16 bytes at a time
+    # (pairs of src and x elements), with x before and after the view
+    g = torch.Generator().manual_seed(length)
+    x = (torch.randn(5, 3, length, generator=g) * 50).to(dtype)
+    view = x[..., start:stop:2]
+    src = (torch.randn(view.shape, generator=g) * 50).to(dtype)
+    exp = torch.slice_scatter(x, src, 2, start, stop, 2)
+    for threads in (1, 2, 3):
+        sk.set_num_threads(threads)
+        assert torch.equal(sk.slice_scatter(x, src, 2, start, stop, 2), exp)
+
+
+def test_step2_slice_scatter_large_streams(restore_threads):
+    # a result over 32 MiB: rows written with streaming stores (W10's shape,
+    # smaller), also into an out 4 bytes off alignment (plain stores)
+    g = torch.Generator().manual_seed(8)
+    x = torch.randn(2100, 4096, generator=g)
+    src = torch.randn(2100, 2048, generator=g)
+    exp = torch.slice_scatter(x, src, 1, None, None, 2)
+    for threads in (1, 2):
+        sk.set_num_threads(threads)
+        assert torch.equal(sk.slice_scatter(x, src, 1, None, None, 2), exp)
+        flat = torch.full((2100 * 4096 + 1,), float("nan"))
+        out = flat[1:].view(2100, 4096)
+        sk.slice_scatter(x, src, 1, None, None, 2, out=out)
+        assert torch.equal(out, exp) and torch.isnan(flat[0])
