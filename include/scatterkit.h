@@ -147,6 +147,12 @@ typedef struct sk_options {
 SK_API sk_status sk_set_num_threads(int32_t n);
 SK_API int32_t sk_get_num_threads(void);
 
+/* Scratch memory of 1 MiB and more (the reductions' partial results) is kept
+ * after a call for the next one: fresh pages would fault again on every
+ * call. At most SCATTERKIT_SCRATCH_CACHE_MB megabytes (default 256; 0: none)
+ * are kept. This gives them back to the system; returns the bytes freed. */
+SK_API size_t sk_release_cached_memory(void);
+
 /* ------------------------------------------------------------------------ */
 /* Copy                                                                     */
 /* ------------------------------------------------------------------------ */

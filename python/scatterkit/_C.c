@@ -1487,6 +1487,12 @@ static PyObject *py_dtype_size(PyObject *Py_UNUSED(self), PyObject *arg) {
 /* ------------------------------------------------------------------------ */
 #define METHOD_KW(name, fn, doc) {name, (PyCFunction)(void (*)(void))(fn), METH_VARARGS | METH_KEYWORDS, doc}
 
+static PyObject *py_release_cached_memory(PyObject *self, PyObject *unused) {
+    (void)self;
+    (void)unused;
+    return PyLong_FromSize_t(sk_release_cached_memory());
+}
+
 static PyMethodDef methods[] = {
     METHOD_KW("gather", py_gather,
               "gather(x, index, axis, mode, fill_value, out, *, num_threads=0)"),
@@ -1573,6 +1579,8 @@ static PyMethodDef methods[] = {
      "result cache, or None"},
     {"buffer_cache_clear", py_buffer_cache_clear, METH_NOARGS,
      "buffer_cache_clear() -> bytes unmapped"},
+    {"release_cached_memory", py_release_cached_memory, METH_NOARGS,
+     "release_cached_memory() -> bytes of the C library's scratch cache given back"},
     {"buffer_cache_info", py_buffer_cache_info, METH_NOARGS,
      "buffer_cache_info() -> (blocks, bytes held, limit)"},
     {"buffer_cache_set_limit", py_buffer_cache_set_limit, METH_O,

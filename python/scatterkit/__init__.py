@@ -337,11 +337,12 @@ def get_num_threads():
 
 
 def empty_cache():
-    """Gives the cached result buffers back to the system; returns the bytes
-    freed. Results of 1 MiB and more are allocated from a cache of reused
-    blocks (their pages are already there, so no page faults); results still
-    alive are not affected."""
-    return _C.buffer_cache_clear()
+    """Gives cached memory back to the system; returns the bytes freed.
+    Results of 1 MiB and more are allocated from a cache of reused blocks
+    (their pages are already there, so no page faults), and the C library
+    keeps its large scratch (the reductions' partial results) for the next
+    call the same way. Results still alive are not affected."""
+    return _C.buffer_cache_clear() + _C.release_cached_memory()
 
 
 def set_buffer_cache_limit(nbytes):

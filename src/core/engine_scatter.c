@@ -549,7 +549,8 @@ static void sk_scatter_cols_task(void *arg, int tid, int nthreads) {
  * src, which is most of the bytes. Here the update rows are cut instead into
  * SK_ROW_BLOCKS blocks, a number fixed by the problem and never by the
  * thread count: block 0 reduces into out, block b > 0 into a partial buffer
- * of its own (16-bit types: every block into a float32 partial). Each thread
+ * of its own (16-bit types, and any type when the scratch budget allows:
+ * every block into a partial, float32 for 16-bit types). Each thread
  * streams only its blocks of src. A merge pass then folds the partials into
  * out in block order, so every target sees the same sequence of operations
  * whatever the thread count. A count per block and target row ("key":
@@ -567,6 +568,7 @@ struct sk_blocks_job {
     int nblocks;
     char *part[SK_ROW_BLOCKS];     /* block b's row of key k at k * len; NULL: out itself */
     int32_t *cnt[SK_ROW_BLOCKS];   /* updates per key */
+    bool all_partials;             /* block 0 has a partial too (always for 16-bit types) */
     void (*block)(const sk_blocks_job *, int b, int64_t klo, int64_t khi);
     void (*merge)(const sk_blocks_job *, int64_t klo, int64_t khi);
 };
@@ -741,8 +743,9 @@ SK_INLINE void sk_block_merge(const sk_blocks_job *job, int64_t klo, int64_t khi
             }
             continue;
         }
-        bool have = p->include_self || job->cnt[0][k] > 0; /* block 0 reduced into out */
-        for (int b = 1; b < nb; b++) {
+        /* block 0 reduced into out itself unless it has a partial too */
+        bool have = p->include_self || (!job->part[0] && job->cnt[0][k] > 0);
+        for (int b = job->part[0] ? 0 : 1; b < nb; b++) {
             if (job->cnt[b][k] == 0) continue;
             sk_block_row(o, job->part[b] + (size_t)(k * len) * ES, len, !have, DT, RED);
             have = true;
@@ -809,10 +812,15 @@ static bool sk_blocks_plan(sk_blocks_job *job, const sk_plan *p, int64_t target_
     job->nkeys = (target_numel + len - 1) / len;
     job->nblocks = SK_ROW_BLOCKS;
     double pes = half ? 4.0 : (double)p->elem_size;
-    double scratch = (double)(half ? job->nblocks : job->nblocks - 1) * (double)job->nkeys *
-                         (double)len * pes +
-                     (double)job->nblocks * (double)job->nkeys * sizeof(int32_t);
-    if (scratch > 16.0 * (double)p->index_numel) return false;
+    double part = (double)job->nkeys * (double)len * pes,
+           counts = (double)job->nblocks * (double)job->nkeys * sizeof(int32_t),
+           budget = 16.0 * (double)p->index_numel;
+    /* Block 0 gets a partial as well when the budget allows: the random row
+     * updates then go to scratch on huge pages (memory.c) instead of to an
+     * out on 4 KB pages, where TLB misses made W2 1.2-1.8x slower. */
+    job->all_partials = half || (double)job->nblocks * part + counts <= budget;
+    if ((double)(job->all_partials ? job->nblocks : job->nblocks - 1) * part + counts > budget)
+        return false;
     SK_DTYPES(SK_SELECT_BLOCKS_FOR_DTYPE)
     return job->block != NULL;
 }
@@ -843,11 +851,12 @@ static bool sk_run_blocks(sk_blocks_job *job, const sk_tensor *copy_from, int nt
     const sk_plan *p = job->p;
     bool ok = true;
     size_t pes = SK_IS_HALF(p->dtype) ? 4 : p->elem_size;
+    size_t cnt_bytes = (size_t)job->nkeys * sizeof(int32_t),
+           part_bytes = (size_t)(job->nkeys * job->len) * pes;
     for (int b = 0; b < job->nblocks && ok; b++) {
-        job->cnt[b] = calloc((size_t)job->nkeys, sizeof(int32_t));
-        if (b > 0 || SK_IS_HALF(p->dtype))
-            job->part[b] = malloc((size_t)(job->nkeys * job->len) * pes);
-        ok = job->cnt[b] && (job->part[b] || (b == 0 && !SK_IS_HALF(p->dtype)));
+        if ((job->cnt[b] = sk_scratch_get(cnt_bytes))) memset(job->cnt[b], 0, cnt_bytes);
+        if (b > 0 || job->all_partials) job->part[b] = sk_scratch_get(part_bytes);
+        ok = job->cnt[b] && (job->part[b] || (b == 0 && !job->all_partials));
     }
     if (ok) {
         int nt = sk_threads_for_work(nthreads, job->nrows * job->len);
@@ -857,8 +866,8 @@ static bool sk_run_blocks(sk_blocks_job *job, const sk_tensor *copy_from, int nt
                         job);
     }
     for (int b = 0; b < job->nblocks; b++) {
-        free(job->part[b]);
-        free(job->cnt[b]);
+        sk_scratch_put(job->part[b], part_bytes);
+        sk_scratch_put(job->cnt[b], cnt_bytes);
     }
     return ok;
 }
@@ -925,8 +934,8 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
         if (job.chunk < (1 << 16)) job.chunk = 1 << 16;
         if (job.chunk > per_thread) job.chunk = per_thread;
         for (int t = 0; t < nt && st == SK_STATUS_OK; t++) {
-            if (job.half) job.acc[t] = malloc((size_t)job.chunk * sizeof(float));
-            if (job.counted) job.cnt[t] = malloc((size_t)job.chunk * sizeof(int64_t));
+            if (job.half) job.acc[t] = sk_scratch_get((size_t)job.chunk * sizeof(float));
+            if (job.counted) job.cnt[t] = sk_scratch_get((size_t)job.chunk * sizeof(int64_t));
             if ((job.half && !job.acc[t]) || (job.counted && !job.cnt[t]))
                 st = sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory for the reduction scratch",
                              p->op);
@@ -944,8 +953,8 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
         }
     }
     for (int t = 0; t < nt; t++) {
-        free(job.acc[t]);
-        free(job.cnt[t]);
+        sk_scratch_put(job.acc[t], (size_t)job.chunk * sizeof(float));
+        sk_scratch_put(job.cnt[t], (size_t)job.chunk * sizeof(int64_t));
     }
     return st;
 }

@@ -280,9 +280,9 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
     sk_status st = SK_STATUS_OK;
     size_t n = (size_t)(job.n > 0 ? job.n : 1);
     size_t ws = p->dtype == SK_DTYPE_FLOAT64 ? sizeof(double) : sizeof(float);
-    void *gd = malloc(n * ws);
-    void *xd = need_x ? malloc(n * ws) : NULL;
-    void *od = need_out ? malloc(n * ws) : NULL;
+    void *gd = sk_scratch_get(n * ws);
+    void *xd = need_x ? sk_scratch_get(n * ws) : NULL;
+    void *od = need_out ? sk_scratch_get(n * ws) : NULL;
     if (!gd || (need_x && !xd) || (need_out && !od)) st = SK_STATUS_OUT_OF_MEMORY;
     for (int t = 0; t < nt && st == SK_STATUS_OK; t++) {
         int64_t lo, hi;
@@ -292,12 +292,13 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
         sk_reduce r = p->reduce;
         bool bad = false;
         if (r == SK_REDUCE_SUM || r == SK_REDUCE_MEAN || r == SK_REDUCE_PROD)
-            bad |= !(ts->cnt = malloc(m * sizeof(int64_t)));
-        if (r == SK_REDUCE_AMAX || r == SK_REDUCE_AMIN) bad |= !(ts->ties = malloc(m * sizeof(int64_t)));
-        if (r == SK_REDUCE_NONE) bad |= !(ts->winner = malloc(m * sizeof(int64_t)));
+            bad |= !(ts->cnt = sk_scratch_get(m * sizeof(int64_t)));
+        if (r == SK_REDUCE_AMAX || r == SK_REDUCE_AMIN)
+            bad |= !(ts->ties = sk_scratch_get(m * sizeof(int64_t)));
+        if (r == SK_REDUCE_NONE) bad |= !(ts->winner = sk_scratch_get(m * sizeof(int64_t)));
         if (r == SK_REDUCE_PROD) {
-            bad |= !(ts->zeros = malloc(m * sizeof(int64_t)));
-            bad |= !(ts->pnz = malloc(m * sizeof(double)));
+            bad |= !(ts->zeros = sk_scratch_get(m * sizeof(int64_t)));
+            bad |= !(ts->pnz = sk_scratch_get(m * sizeof(double)));
         }
         if (bad) st = SK_STATUS_OUT_OF_MEMORY;
     }
@@ -319,14 +320,17 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
         sk_fail(st, "%s: out of memory for the backward scratch", p->op);
     }
     for (int t = 0; t < nt; t++) {
-        free(job.stat[t].cnt);
-        free(job.stat[t].ties);
-        free(job.stat[t].winner);
-        free(job.stat[t].zeros);
-        free(job.stat[t].pnz);
+        int64_t lo, hi;
+        sk_partition(job.n, t, nt, &lo, &hi);
+        size_t m = (size_t)(hi > lo ? hi - lo : 1);
+        sk_scratch_put(job.stat[t].cnt, m * sizeof(int64_t));
+        sk_scratch_put(job.stat[t].ties, m * sizeof(int64_t));
+        sk_scratch_put(job.stat[t].winner, m * sizeof(int64_t));
+        sk_scratch_put(job.stat[t].zeros, m * sizeof(int64_t));
+        sk_scratch_put(job.stat[t].pnz, m * sizeof(double));
     }
-    free(gd);
-    free(xd);
-    free(od);
+    sk_scratch_put(gd, n * ws);
+    sk_scratch_put(xd, n * ws);
+    sk_scratch_put(od, n * ws);
     return st;
 }

@@ -221,6 +221,10 @@ void sk_plan_normalize(sk_plan *p);
 int64_t sk_plan_numel(const sk_plan *p);
 
 sk_status sk_run_gather(sk_plan *p, int nthreads);
+/* Scratch memory (memory.c): large blocks are kept for the next call.
+ * sk_scratch_put takes the size given to sk_scratch_get. */
+void *sk_scratch_get(size_t bytes);
+void sk_scratch_put(void *ptr, size_t bytes);
 /* out was allocated for this call (memory.c): fault its pages in cheaply. */
 void sk_prepare_fresh(void *data, size_t bytes);
 /* memcpy with non-temporal stores (memory.c), for destinations far larger

@@ -358,9 +358,9 @@ static void sk_view_write(const sk_tensor *x, const sk_tensor *src, sk_tensor *o
     size_t block_bytes = (size_t)job.block * job.row_bytes;
     if (copy_x && sk_row_major(out) &&
         n * (int64_t)sk_dtype_size(out->dtype) >= SK_STREAM_MIN_BYTES && block_bytes <= (1u << 20))
-        job.stage = malloc((size_t)nt * block_bytes); /* NULL: the in-place blocks */
+        job.stage = sk_scratch_get((size_t)nt * block_bytes); /* NULL: the in-place blocks */
     sk_parallel_run(nt, sk_view_task, &job);
-    free(job.stage);
+    sk_scratch_put(job.stage, (size_t)nt * block_bytes);
 }
 
 /* Forward: checks, then out = x and view(out) = src (broadcast when allowed). */

@@ -553,6 +553,67 @@ static void test_env_threads(void) {
               (int)sk_get_num_threads(), want);
 }
 
+/* Large scratch is kept between calls (memory.c): a blocked row scatter
+ * (partials of 1.5 MB) run twice gives the same exact sums from a reused
+ * block, and sk_release_cached_memory gives the blocks back. Under
+ * AddressSanitizer scratch comes from malloc and nothing is kept; with
+ * SCATTERKIT_SCRATCH_CACHE_MB=0 (ctest runs this part that way too) neither. */
+static void test_scratch_cache(void) {
+    enum { T = 3000, ROWS = 9000, C = 128 };
+    float *x = calloc((size_t)T * C, sizeof(float)), *src = malloc((size_t)ROWS * C * sizeof(float));
+    float *out = malloc((size_t)T * C * sizeof(float)), *want = calloc((size_t)T * C, sizeof(float));
+    int64_t *idx = malloc((size_t)ROWS * sizeof(int64_t));
+    if (!x || !src || !out || !want || !idx) {
+        skt_fail("scratch_cache: out of memory");
+        return;
+    }
+    for (int64_t r = 0; r < ROWS; r++) {
+        idx[r] = (r * 7919) % T;
+        for (int64_t c = 0; c < C; c++) {
+            src[r * C + c] = (float)((r + c) % 17); /* small integers: exact sums */
+            want[idx[r] * C + c] += src[r * C + c];
+        }
+    }
+    sk_tensor tx, ti, ts, to;
+    const int64_t xs[2] = {T, C}, is[2] = {ROWS, C}, istr[2] = {1, 0};
+    sk_tensor_init(&tx, x, SK_DTYPE_FLOAT32, 2, xs, NULL);
+    sk_tensor_init(&ti, idx, SK_DTYPE_INT64, 2, is, istr);
+    sk_tensor_init(&ts, src, SK_DTYPE_FLOAT32, 2, is, NULL);
+    sk_tensor_init(&to, out, SK_DTYPE_FLOAT32, 2, xs, NULL);
+    sk_release_cached_memory();
+    for (int round = 0; round < 2; round++) {
+        memset(out, 0xFF, (size_t)T * C * sizeof(float));
+        sk_options opts = {0};
+        opts.num_threads = 2;
+        sk_status st = sk_scatter(&tx, &ti, &ts, 0, SK_REDUCE_SUM, true, SK_INDEX_MODE_ERROR, &to,
+                                  &opts);
+        SKT_CHECK(st == SK_STATUS_OK, "scatter: %s", sk_last_error());
+        SKT_CHECK(memcmp(out, want, (size_t)T * C * sizeof(float)) == 0,
+                  "round %d: sums differ from the direct ones", round);
+    }
+    size_t freed = sk_release_cached_memory();
+    const char *env = getenv("SCATTERKIT_SCRATCH_CACHE_MB");
+    bool off = env && strcmp(env, "0") == 0;
+#if defined(__SANITIZE_ADDRESS__)
+    off = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    off = true;
+#endif
+#endif
+    if (off)
+        SKT_CHECK(freed == 0, "nothing should be cached, %zu bytes were", freed);
+    else
+        SKT_CHECK(freed >= (size_t)T * C * sizeof(float), "%zu bytes cached, expected the partials",
+                  freed);
+    SKT_CHECK(sk_release_cached_memory() == 0, "a second release found bytes");
+    free(x);
+    free(src);
+    free(out);
+    free(want);
+    free(idx);
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
@@ -566,6 +627,7 @@ static const struct {
     {"tensor", test_tensor, true},
     {"dlpack", test_dlpack, true},
     {"threads", test_threads, true},
+    {"scratch_cache", test_scratch_cache, true},
     {"env_threads", test_env_threads, false},
 };
 

@@ -145,3 +145,21 @@ def test_rows_into_a_strided_out(restore_threads):
         assert torch.isnan(wide[:, :C]).all()  # nothing written outside out
         return out.clone()
     assert_same(_all_threads(run), exp)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+@pytest.mark.parametrize("reduce", ["sum", "mean", "amax"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_rows_block_zero_into_out(dtype, reduce, include_self, restore_threads):
+    # a 1-d index with a tight scratch budget (16 bytes x 9000 index values):
+    # one partial fits but not two, so block 0 reduces into out itself and
+    # only block 1 has a partial (with a roomier budget every block has one)
+    rng = np.random.default_rng(hash((dtype, reduce, include_self)) % 2**32)
+    rows, keys, width = 9000, 5000, 4
+    x = values(rng, (keys, width), dtype)
+    u = values(rng, (rows, width), dtype)
+    i = index_values(rng, (rows,), keys, "error", "int64")
+    got = _all_threads(lambda: sk.index_scatter(x, i, u, 0, reduce=reduce,
+                                                include_self=include_self))
+    exp = ref_scatter(x, i[:, None].expand(rows, width).contiguous(), u, 0, reduce, include_self)
+    _check(got, exp, dtype, reduce)

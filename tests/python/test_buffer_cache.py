@@ -140,3 +140,18 @@ def test_environment_sets_the_limit():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True)
     assert int(out.stdout) == 3 << 20
+
+
+def test_empty_cache_gives_back_scratch(fresh_cache):
+    # a large row scatter keeps its partial results (C scratch) for the next
+    # call; empty_cache gives those back as well
+    rng = np.random.default_rng(5)
+    x = torch.zeros(3000, 128)
+    i = torch.from_numpy(rng.integers(0, 3000, 9000))
+    src = torch.from_numpy(rng.standard_normal((9000, 128)).astype(np.float32))
+    exp = x.index_add(0, i, src)
+    got = sk.index_scatter(x, i, src, 0, reduce="sum")
+    torch.testing.assert_close(got, exp)
+    del got
+    assert sk.empty_cache() >= 3000 * 128 * 4  # the result block and the partials
+    assert sk.empty_cache() == 0
