@@ -58,6 +58,11 @@ static size_t held_bytes;
 static size_t limit_bytes;
 static int limit_known;
 
+/* A child of fork() may find the lock held by a thread it does not have. */
+static void cache_after_fork_child(void) { pthread_mutex_init(&cache_lock, NULL); }
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+static void cache_register_fork_handler(void) { pthread_atfork(NULL, NULL, cache_after_fork_child); }
+
 /* Caller holds cache_lock. */
 static size_t current_limit(void) {
     if (!limit_known) {
@@ -203,6 +208,7 @@ PyObject *py_cached_buffer(PyObject *self, PyObject *args) {
     Py_ssize_t n;
     int versioned = 0;
     if (!PyArg_ParseTuple(args, "n|p:cached_buffer", &n, &versioned)) return NULL;
+    pthread_once(&cache_once, cache_register_fork_handler);
     pthread_mutex_lock(&cache_lock);
     size_t limit = current_limit();
     pthread_mutex_unlock(&cache_lock);
