@@ -22,20 +22,17 @@
  * The deleter runs wherever the consumer frees the tensor, maybe without
  * the GIL, so the list is guarded by its own mutex and touches no Python.
  */
-#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, madvise */
-#endif
 #include "buffer_cache.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "core/internal.h" /* sk_map_huge: the library's 2 MiB-aligned mappings */
 #include "dlpack.h"
 
 #if defined(__unix__) || defined(__APPLE__)
 #include <pthread.h>
-#include <sys/mman.h>
 #define HAVE_CACHE 1
 #endif
 
@@ -79,23 +76,7 @@ static size_t current_limit(void) {
     return limit_bytes;
 }
 
-static void unmap_block(block b) { munmap(b.base, b.bytes); }
-
-/* A fresh block of `bytes` (a multiple of BLOCK_ALIGN) starting on a 2 MiB
- * boundary, so that huge pages can back all of it. */
-static void *map_block(size_t bytes) {
-    size_t span = bytes + BLOCK_ALIGN;
-    char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED) return NULL;
-    char *base = (char *)(((uintptr_t)raw + BLOCK_ALIGN - 1) & ~(uintptr_t)(BLOCK_ALIGN - 1));
-    size_t head = (size_t)(base - raw);
-    if (head) munmap(raw, head);
-    if (span - head > bytes) munmap(base + bytes, span - head - bytes);
-#if defined(MADV_HUGEPAGE)
-    madvise(base, bytes, MADV_HUGEPAGE); /* a hint: refused means small pages */
-#endif
-    return base;
-}
+static void unmap_block(block b) { sk_unmap_huge(b.base, b.bytes); }
 
 /* The smallest cached block that fits `bytes` without wasting more than a
  * quarter of it, or a new one. */
@@ -115,7 +96,7 @@ static block take_block(size_t bytes) {
     }
     pthread_mutex_unlock(&cache_lock);
     if (!got.base) {
-        got.base = map_block(bytes);
+        got.base = sk_map_huge(bytes);
         got.bytes = got.base ? bytes : 0;
     }
     return got;

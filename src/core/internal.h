@@ -221,6 +221,11 @@ void sk_plan_normalize(sk_plan *p);
 int64_t sk_plan_numel(const sk_plan *p);
 
 sk_status sk_run_gather(sk_plan *p, int nthreads);
+/* A fresh mapping of `bytes` (a multiple of 2 MiB) on a 2 MiB boundary with
+ * transparent huge pages requested (memory.c, POSIX only; NULL on failure),
+ * and its release. Also used by the Python binding's result cache. */
+void *sk_map_huge(size_t bytes);
+void sk_unmap_huge(void *base, size_t bytes);
 /* Scratch memory (memory.c): large blocks are kept for the next call.
  * sk_scratch_put takes the size given to sk_scratch_get. */
 void *sk_scratch_get(size_t bytes);

@@ -16,12 +16,12 @@
 #endif
 /* Under AddressSanitizer scratch comes from malloc, whose bounds it checks
  * (it does not see into blocks mapped here). */
-#if (defined(__unix__) || defined(__APPLE__)) && !defined(SK_ASAN)
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#if !defined(SK_ASAN)
 #include <pthread.h>
-#include <sys/mman.h>
 #define SK_HAVE_SCRATCH_CACHE 1
-#elif defined(__linux__)
-#include <sys/mman.h>
+#endif
 #endif
 #if defined(__x86_64__) || defined(_M_X64)
 #include <emmintrin.h> /* SSE2: part of every x86-64 */
@@ -85,6 +85,25 @@ void sk_stream_copy(void *dst, const void *src, size_t n) {
 #endif
 }
 
+#if defined(__unix__) || defined(__APPLE__)
+void *sk_map_huge(size_t bytes) {
+    const size_t align = (size_t)2 << 20;
+    size_t span = bytes + align;
+    char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) return NULL;
+    char *base = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
+    size_t head = (size_t)(base - raw);
+    if (head) munmap(raw, head);
+    if (span - head > bytes) munmap(base + bytes, span - head - bytes);
+#if defined(MADV_HUGEPAGE)
+    madvise(base, bytes, MADV_HUGEPAGE); /* a hint: refused means small pages */
+#endif
+    return base;
+}
+
+void sk_unmap_huge(void *base, size_t bytes) { munmap(base, bytes); }
+#endif
+
 /* ---- scratch ----
  * The reductions' scratch (the blocked path's partials and counts, the
  * owner-computes accumulators) is tens of megabytes for the standard
@@ -135,19 +154,6 @@ static void sk_scratch_register_fork_handler(void) {
     pthread_atfork(NULL, NULL, sk_scratch_after_fork_child);
 }
 
-static void *sk_map_block(size_t bytes) {
-    size_t span = bytes + SK_SCRATCH_ALIGN;
-    char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED) return NULL;
-    char *base = (char *)(((uintptr_t)raw + SK_SCRATCH_ALIGN - 1) & ~(uintptr_t)(SK_SCRATCH_ALIGN - 1));
-    size_t head = (size_t)(base - raw);
-    if (head) munmap(raw, head);
-    if (span - head > bytes) munmap(base + bytes, span - head - bytes);
-#if defined(MADV_HUGEPAGE)
-    madvise(base, bytes, MADV_HUGEPAGE); /* a hint: refused means small pages */
-#endif
-    return base;
-}
 
 void *sk_scratch_get(size_t bytes) {
     if (bytes < SK_SCRATCH_MIN) return malloc(bytes ? bytes : 1);
@@ -166,7 +172,7 @@ void *sk_scratch_get(size_t bytes) {
         sk_scratch_n--;
     }
     pthread_mutex_unlock(&sk_scratch_lock);
-    if (!got) got = sk_map_block(size);
+    if (!got) got = sk_map_huge(size);
     return got;
 }
 
@@ -197,7 +203,7 @@ void sk_scratch_put(void *ptr, size_t bytes) {
         sk_scratch_held += size;
     }
     pthread_mutex_unlock(&sk_scratch_lock);
-    for (int i = 0; i < ndrop; i++) munmap(drop[i].base, drop[i].bytes);
+    for (int i = 0; i < ndrop; i++) sk_unmap_huge(drop[i].base, drop[i].bytes);
 }
 
 size_t sk_release_cached_memory(void) {
@@ -209,7 +215,7 @@ size_t sk_release_cached_memory(void) {
     sk_scratch_n = 0;
     sk_scratch_held = 0;
     pthread_mutex_unlock(&sk_scratch_lock);
-    for (int i = 0; i < n; i++) munmap(drop[i].base, drop[i].bytes);
+    for (int i = 0; i < n; i++) sk_unmap_huge(drop[i].base, drop[i].bytes);
     return freed;
 }
 

@@ -537,3 +537,18 @@ def tshape(shape):
 
 def product(*its):
     return itertools.product(*its)
+
+
+def same_for_all_threads(fn, threads):
+    """fn() run at each thread count (scatterkit.set_num_threads); the results
+    must be bitwise identical. Returns the first one."""
+    import scatterkit as sk
+    out = []
+    for n in threads:
+        sk.set_num_threads(n)
+        out.append(fn())
+    first = out[0].contiguous().view(torch.uint8)
+    for n, r in zip(threads[1:], out[1:]):
+        assert torch.equal(r.contiguous().view(torch.uint8), first), \
+            f"{n} threads differ from {threads[0]}"
+    return out[0]

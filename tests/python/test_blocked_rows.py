@@ -10,7 +10,7 @@ import torch
 
 import scatterkit as sk
 from helpers import (TORCH_DTYPE, assert_close, assert_same, index_values, ref_scatter,
-                     values)
+                     same_for_all_threads, values)
 
 ROWS, T, C = 20000, 3000, 8
 THREADS = (1, 2, 3, 4)
@@ -21,21 +21,8 @@ CASES = [(d, r) for d in ("float32", "float64", "float16", "bfloat16", "int32", 
 CASES += [("bool", "amax"), ("bool", "amin")]
 
 
-def _bits(t):
-    t = t.contiguous()
-    if t.dtype.is_floating_point:
-        return t.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()])
-    return t
-
-
 def _all_threads(fn):
-    out = {}
-    for n in THREADS:
-        sk.set_num_threads(n)
-        out[n] = fn()
-    for n in THREADS[1:]:
-        assert torch.equal(_bits(out[n]), _bits(out[THREADS[0]])), f"{n} threads differ from 1"
-    return out[THREADS[0]]
+    return same_for_all_threads(fn, THREADS)
 
 
 def _check(got, exp, dtype, reduce):

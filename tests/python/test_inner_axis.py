@@ -8,22 +8,15 @@ import pytest
 import torch
 
 import scatterkit as sk
-from helpers import assert_close, assert_same, index_values, ref_index_scatter, values
+from helpers import (assert_close, assert_same, index_values, ref_index_scatter,
+                     same_for_all_threads, values)
 
 ROWS, N, L = 24, 700, 3000
 THREADS = (1, 2, 3, 5)
 
 
 def _all_threads(fn):
-    out = {}
-    for n in THREADS:
-        sk.set_num_threads(n)
-        out[n] = fn()
-    for n in THREADS[1:]:
-        a, b = out[n], out[THREADS[0]]
-        assert torch.equal(a.contiguous().view(torch.uint8), b.contiguous().view(torch.uint8)), \
-            f"{n} threads differ from {THREADS[0]}"
-    return out[THREADS[0]]
+    return same_for_all_threads(fn, THREADS)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
