@@ -474,7 +474,10 @@ static int to_i64(PyObject *o, const char *op, const char *name, int64_t *out) {
     int overflow;
     if (index_value(o, op, name, &v, &overflow) < 0) return -1;
     if (overflow) {
-        PyErr_Format(PyExc_ValueError, "%s: %s = %S does not fit in 64 bits", op, name, o);
+        /* an index that large is out of range of any axis: the same
+         * exception as any other out-of-range index */
+        PyErr_Format(strcmp(name, "index") == 0 ? PyExc_IndexError : PyExc_ValueError,
+                     "%s: %s = %S is out of range (it does not fit in 64 bits)", op, name, o);
         return -1;
     }
     *out = (int64_t)v;

@@ -1,6 +1,8 @@
 /* Shared pieces of the backward functions. */
 #include "internal.h"
 
+#include <string.h>
+
 sk_tensor sk_zero_scalar(sk_dtype dtype) {
     static const uint64_t zero = 0;
     sk_tensor t;
@@ -29,7 +31,8 @@ sk_status sk_check_backward_args(const char *op, const sk_tensor *grad_out, int3
     if ((st = sk_check_shape(op, "grad_out", grad_out, ndim, shape))) return st;
     const sk_tensor *inputs[] = {grad_out, index};
     static const char *const names[] = {"grad_out", "index"};
-    return sk_check_out(op, grad_x, grad_x->dtype, grad_x->ndim, grad_x->shape, NULL, inputs, names, index ? 2 : 1);
+    return sk_check_out_as(op, "grad_x", grad_x, grad_x->dtype, grad_x->ndim, grad_x->shape, NULL,
+                           inputs, names, index ? 2 : 1);
 }
 
 sk_status sk_run_gather_backward(sk_plan *p, const sk_plan *lin, sk_tensor *grad_x, int nthreads) {
@@ -54,7 +57,8 @@ static sk_status sk_check_like(const char *op, const char *arg, const sk_tensor 
 }
 
 sk_status sk_check_scatter_backward_args(const char *op, const sk_tensor *x, const sk_tensor *src,
-                                         const sk_tensor *index, sk_reduce reduce,
+                                         const char *src_name, const sk_tensor *index,
+                                         sk_reduce reduce,
                                          const sk_tensor *out, const sk_tensor *grad_out,
                                          const sk_tensor *grad_x, const sk_tensor *grad_src) {
     sk_status st;
@@ -70,13 +74,20 @@ sk_status sk_check_scatter_backward_args(const char *op, const sk_tensor *x, con
                            "%s: out (the forward result) is needed for amax and amin", op);
         if ((st = sk_check_like(op, "out", out, x))) return st;
     }
+    /* the operator's own names: src and grad_src, or updates and grad_updates */
+    bool updates = strcmp(src_name, "updates") == 0;
+    const char *grad_src_name = updates ? "grad_updates" : "grad_src";
     const sk_tensor *inputs[] = {x, index, src, out, grad_out, grad_x, grad_src};
-    static const char *const names[] = {"x", "index", "src", "out", "grad_out", "grad_x", "grad_src"};
+    const char *const names[] = {"x",      "index",  src_name,     "out",
+                                 "grad_out", "grad_x", grad_src_name};
     if (grad_x) {
-        if ((st = sk_check_out(op, grad_x, x->dtype, x->ndim, x->shape, NULL, inputs, names, 5))) return st;
+        if ((st = sk_check_out_as(op, "grad_x", grad_x, x->dtype, x->ndim, x->shape, NULL, inputs,
+                                  names, 5)))
+            return st;
     }
     if (grad_src) {
-        if ((st = sk_check_out(op, grad_src, x->dtype, src->ndim, src->shape, NULL, inputs, names, 6)))
+        if ((st = sk_check_out_as(op, grad_src_name, grad_src, x->dtype, src->ndim, src->shape,
+                                  NULL, inputs, names, 6)))
             return st;
     }
     return SK_STATUS_OK;

@@ -98,6 +98,10 @@ sk_status sk_check_same_dtype(const char *op, const char *arg, const sk_tensor *
 sk_status sk_check_out(const char *op, const sk_tensor *out, sk_dtype dtype, int32_t ndim,
                        const int64_t *shape, const sk_tensor *alias,
                        const sk_tensor *const *inputs, const char *const *names, int ninputs);
+/* sk_check_out for a result argument of another name (grad_x, grad_src...). */
+sk_status sk_check_out_as(const char *op, const char *arg, const sk_tensor *out, sk_dtype dtype,
+                          int32_t ndim, const int64_t *shape, const sk_tensor *alias,
+                          const sk_tensor *const *inputs, const char *const *names, int ninputs);
 bool sk_same_layout(const sk_tensor *a, const sk_tensor *b);
 /* Whether t is laid out row-major without gaps (size-1 dimensions aside). */
 bool sk_row_major(const sk_tensor *t);
@@ -268,7 +272,8 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
  * for prod/amax/amin) and grad_out with x's shape and dtype, grad_x with x's
  * shape, grad_src with src's shape, floating dtype, no overlaps. */
 sk_status sk_check_scatter_backward_args(const char *op, const sk_tensor *x, const sk_tensor *src,
-                                         const sk_tensor *index, sk_reduce reduce,
+                                         const char *src_name, const sk_tensor *index,
+                                         sk_reduce reduce,
                                          const sk_tensor *out, const sk_tensor *grad_out,
                                          const sk_tensor *grad_x, const sk_tensor *grad_src);
 /* Copies copy_from into p->out first when it is not NULL (out != x), after

@@ -57,18 +57,24 @@ static bool sk_has_internal_overlap(const sk_tensor *t) {
 sk_status sk_check_out(const char *op, const sk_tensor *out, sk_dtype dtype, int32_t ndim,
                        const int64_t *shape, const sk_tensor *alias,
                        const sk_tensor *const *inputs, const char *const *names, int ninputs) {
-    sk_status st = sk_check_tensor(op, "out", out);
+    return sk_check_out_as(op, "out", out, dtype, ndim, shape, alias, inputs, names, ninputs);
+}
+
+sk_status sk_check_out_as(const char *op, const char *arg, const sk_tensor *out, sk_dtype dtype,
+                          int32_t ndim, const int64_t *shape, const sk_tensor *alias,
+                          const sk_tensor *const *inputs, const char *const *names, int ninputs) {
+    sk_status st = sk_check_tensor(op, arg, out);
     if (st) return st;
     if (out->dtype != dtype)
-        return sk_fail(SK_STATUS_INVALID_DTYPE, "%s: out must have dtype %s, got %s", op,
+        return sk_fail(SK_STATUS_INVALID_DTYPE, "%s: %s must have dtype %s, got %s", op, arg,
                        sk_dtype_name(dtype), sk_dtype_name(out->dtype));
-    if ((st = sk_check_shape(op, "out", out, ndim, shape))) return st;
+    if ((st = sk_check_shape(op, arg, out, ndim, shape))) return st;
     if (sk_tensor_numel(out) == 0) return SK_STATUS_OK;
     if (sk_has_internal_overlap(out))
         return sk_fail(SK_STATUS_OVERLAP,
-                       "%s: out has internal overlap (a zero or overlapping stride); it must be "
+                       "%s: %s has internal overlap (a zero or overlapping stride); it must be "
                        "writable element by element",
-                       op);
+                       op, arg);
     uintptr_t olo, ohi;
     sk_byte_range(out, &olo, &ohi);
     for (int i = 0; i < ninputs; i++) {
@@ -83,8 +89,8 @@ sk_status sk_check_out(const char *op, const sk_tensor *out, sk_dtype dtype, int
                                "%s: out partly overlaps x; pass out=x exactly for the in-place "
                                "form, or a separate out",
                                op);
-            return sk_fail(SK_STATUS_OVERLAP, "%s: out overlaps %s; use a separate out", op,
-                           names[i]);
+            return sk_fail(SK_STATUS_OVERLAP, "%s: %s overlaps %s; use a separate %s", op, arg,
+                           names[i], arg);
         }
     }
     return SK_STATUS_OK;

@@ -60,7 +60,7 @@ static sk_status sk_index_scatter_impl(const char *op, const sk_tensor *x, const
         const sk_tensor *inputs[] = {x, index, updates};
         static const char *const names[] = {"x", "index", "updates"};
         if ((st = sk_check_out(op, out, x->dtype, x->ndim, x->shape, x, inputs, names, 3))) return st;
-    } else if ((st = sk_check_scatter_backward_args(op, x, updates, index, reduce, out,
+    } else if ((st = sk_check_scatter_backward_args(op, x, updates, "updates", index, reduce, out,
                                                     bwd->grad_out, bwd->grad_x, bwd->grad_src))) {
         return st;
     }

@@ -292,11 +292,12 @@ sk_status sk_masked_scatter_backward(const sk_tensor *grad_out, const sk_tensor 
     if ((st = sk_mask_shape(op, grad_out, mask, true, &ndim, shape))) return st;
     const sk_tensor *inputs[] = {grad_out, mask, grad_x};
     static const char *const names[] = {"grad_out", "mask", "grad_x"};
-    if (grad_x && (st = sk_check_out(op, grad_x, grad_out->dtype, ndim, shape, NULL, inputs, names, 2)))
+    if (grad_x && (st = sk_check_out_as(op, "grad_x", grad_x, grad_out->dtype, ndim, shape, NULL,
+                                        inputs, names, 2)))
         return st;
     if (grad_source) {
         if ((st = sk_check_tensor(op, "grad_source", grad_source))) return st;
-        if ((st = sk_check_out(op, grad_source, grad_out->dtype, grad_source->ndim,
+        if ((st = sk_check_out_as(op, "grad_source", grad_source, grad_out->dtype, grad_source->ndim,
                                grad_source->shape, NULL, inputs, names, 3)))
             return st;
     }
@@ -340,7 +341,8 @@ sk_status sk_masked_select_backward(const sk_tensor *grad_out, const sk_tensor *
     if ((st = sk_mask_shape(op, grad_x, mask, false, &ndim, shape))) return st;
     const sk_tensor *inputs[] = {grad_out, mask};
     static const char *const names[] = {"grad_out", "mask"};
-    if ((st = sk_check_out(op, grad_x, grad_out->dtype, grad_x->ndim, grad_x->shape, NULL, inputs, names, 2)))
+    if ((st = sk_check_out_as(op, "grad_x", grad_x, grad_out->dtype, grad_x->ndim, grad_x->shape,
+                              NULL, inputs, names, 2)))
         return st;
     if (grad_out->ndim != 1)
         return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: grad_out must be 1-d, got %d dimensions", op,

@@ -88,8 +88,8 @@ static sk_status sk_scatter_impl(const char *op, const sk_tensor *x, const sk_te
         const sk_tensor *inputs[] = {x, index, src};
         static const char *const names[] = {"x", "index", "src"};
         if ((st = sk_check_out(op, out, x->dtype, x->ndim, x->shape, x, inputs, names, 3))) return st;
-    } else if ((st = sk_check_scatter_backward_args(op, x, src, index, reduce, out, bwd->grad_out,
-                                                    bwd->grad_x, bwd->grad_src))) {
+    } else if ((st = sk_check_scatter_backward_args(op, x, src, "src", index, reduce, out,
+                                                    bwd->grad_out, bwd->grad_x, bwd->grad_src))) {
         return st;
     }
     for (int32_t k = 0; k < naxes; k++) sizes[k] = sk_axis_size(x, wrapped[k]);

@@ -402,14 +402,14 @@ static sk_status sk_view_scatter_backward(const char *op, const sk_tensor *grad_
     const sk_tensor *inputs[] = {grad_out, grad_x};
     static const char *const names[] = {"grad_out", "grad_x"};
     if (grad_x &&
-        (st = sk_check_out(op, grad_x, grad_out->dtype, grad_out->ndim, grad_out->shape, NULL, inputs, names, 1)))
+        (st = sk_check_out_as(op, "grad_x", grad_x, grad_out->dtype, grad_out->ndim, grad_out->shape, NULL, inputs, names, 1)))
         return st;
     if (grad_src) {
         if ((st = sk_check_tensor(op, "grad_src", grad_src))) return st;
         st = broadcast_src ? sk_check_broadcast(op, "grad_src", grad_src, gview.ndim, gview.shape)
                            : sk_check_shape(op, "grad_src", grad_src, gview.ndim, gview.shape);
         if (st) return st;
-        if ((st = sk_check_out(op, grad_src, grad_out->dtype, grad_src->ndim, grad_src->shape, NULL,
+        if ((st = sk_check_out_as(op, "grad_src", grad_src, grad_out->dtype, grad_src->ndim, grad_src->shape, NULL,
                                inputs, names, 2)))
             return st;
     }

@@ -451,3 +451,33 @@ def test_error_types_hierarchy():
         sk.gather(x, np.zeros((2, 3), np.float32), 1)
     with pytest.raises(ValueError):
         sk.gather(x, np.zeros((2, 3), np.int64), 5)
+
+
+@pytest.mark.parametrize("index", [10**30, -10**30, 2**63, -2**63 - 1])
+def test_select_scatter_index_beyond_64_bits_is_an_index_error(index):
+    # out of range of any axis, like any other out-of-range index; x untouched
+    x = np.zeros((3, 4), np.float32)
+    with pytest.raises(IndexError, match=r"select_scatter: index = .* out of range"):
+        sk.select_scatter(x, np.ones(4, np.float32), 0, index)
+    with pytest.raises(IndexError, match=r"select_scatter_backward: index"):
+        sk.select_scatter_backward(np.ones((3, 4), np.float32), (3, 4), (4,), 0, index)
+    assert not x.any()
+
+
+def test_gradient_buffers_are_named_in_errors():
+    # a wrong gradient buffer is named as the caller passed it: grad_x,
+    # grad_src or grad_updates (not "out" or "src")
+    x = np.zeros((4, 3), np.float32)
+    g = np.ones((4, 3), np.float32)
+    i = np.array([0, 2])
+    u = np.ones((2, 3), np.float32)
+    with pytest.raises(ValueError, match=r"index_scatter_backward: grad_x .*shape"):
+        sk.index_scatter_backward(g, x, i, u, 0, reduce="sum", grad_x=np.zeros((5, 3), np.float32))
+    buf = np.zeros((4, 3), np.float32)
+    with pytest.raises(ValueError, match=r"index_scatter_backward: grad_updates overlaps grad_x"):
+        sk.index_scatter_backward(g, x, i, u, 0, reduce="sum", grad_x=buf, grad_updates=buf[:2])
+    with pytest.raises(ValueError, match=r"scatter_backward: grad_src overlaps grad_out"):
+        sk.scatter_backward(g, x, i[:, None].repeat(3, 1), u, 0, reduce="sum", grad_src=g[:2])
+    with pytest.raises(TypeError, match=r"slice_scatter_backward: grad_x must have dtype float32"):
+        sk.slice_scatter_backward(g, (4, 3), (2, 3), 0, None, None, 2,
+                                  grad_x=np.zeros((4, 3), np.float64))
