@@ -150,7 +150,9 @@ SK_API int32_t sk_get_num_threads(void);
 /* Scratch memory of 1 MiB and more (the reductions' partial results) is kept
  * after a call for the next one: fresh pages would fault again on every
  * call. At most SCATTERKIT_SCRATCH_CACHE_MB megabytes (default 256; 0: none)
- * are kept. This gives them back to the system; returns the bytes freed. */
+ * are kept (the Python binding's result buffers likewise, up to
+ * SCATTERKIT_BUFFER_CACHE_MB). This gives every kept block back to the
+ * system; returns the bytes freed. */
 SK_API size_t sk_release_cached_memory(void);
 
 /* ------------------------------------------------------------------------ */

@@ -1,27 +1,12 @@
-/* The DLPack ABI as the binding uses it. Only the layouts are needed; they
- * are fixed by the DLPack standard (DLTensor is the same in 0.x and 1.x,
- * DLManagedTensorVersioned is the 1.x form). */
+/* The DLPack ABI as the binding uses it: the managed-tensor wrappers around
+ * the library's DLTensor layout. Only the layouts are needed; they are fixed
+ * by the DLPack standard (DLManagedTensorVersioned is the 1.x form). */
 #ifndef SCATTERKIT_PY_DLPACK_H
 #define SCATTERKIT_PY_DLPACK_H
 
 #include <stdint.h>
 
-struct DLTensor {
-    void *data;
-    struct {
-        int32_t device_type;
-        int32_t device_id;
-    } device;
-    int32_t ndim;
-    struct {
-        uint8_t code;
-        uint8_t bits;
-        uint16_t lanes;
-    } dtype;
-    int64_t *shape;
-    int64_t *strides;
-    uint64_t byte_offset;
-};
+#include "core/dlpack.h" /* struct DLTensor, the dtype and device codes */
 
 typedef struct dl_managed {
     struct DLTensor dl_tensor;
@@ -43,7 +28,5 @@ typedef struct dl_managed_versioned {
 #define DL_FLAG_READ_ONLY (UINT64_C(1) << 0)
 #define DL_FLAG_IS_COPIED (UINT64_C(1) << 1)
 #define DL_SUPPORTED_MAJOR 1u
-#define DL_DEVICE_CPU 1
-#define DL_UINT 1
 
 #endif

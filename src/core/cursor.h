@@ -70,4 +70,18 @@ SK_INLINE bool sk_plan_resolve(const sk_plan *p, int64_t ioff, int64_t *toff, in
     return true;
 }
 
+/* A run whose targets are lin + j * ls (ls >= 0), j in [0, run): the j
+ * whose target lies in [lo, hi), as [*jlo, *jhi) (empty when *jlo >= *jhi). */
+SK_INLINE void sk_clip_run(int64_t lin, int64_t ls, int64_t run, int64_t lo, int64_t hi,
+                           int64_t *jlo, int64_t *jhi) {
+    *jlo = 0;
+    *jhi = run;
+    if (ls > 0) {
+        if (lin < lo) *jlo = (lo - lin + ls - 1) / ls;
+        if (lin + (run - 1) * ls >= hi) *jhi = lin >= hi ? 0 : (hi - lin + ls - 1) / ls;
+    } else if (lin < lo || lin >= hi) {
+        *jhi = 0;
+    }
+}
+
 #endif

@@ -291,14 +291,8 @@ SK_INLINE void sk_scatter_pass(const sk_plan *p, int64_t clo, int64_t chi, float
         if (p->ncomp == 0 || is == 0) {
             int64_t toff = c.target, lin = c.linear;
             if (sk_plan_resolve(p, c.index, &toff, &lin)) {
-                /* targets form lin + j*ls: clip j to the owned chunk */
-                int64_t jlo = 0, jhi = run;
-                if (ls > 0) {
-                    if (lin < clo) jlo = (clo - lin + ls - 1) / ls;
-                    if (lin + (run - 1) * ls >= chi) jhi = lin >= chi ? 0 : (chi - lin + ls - 1) / ls;
-                } else if (lin < clo || lin >= chi) {
-                    jhi = 0;
-                }
+                int64_t jlo, jhi; /* the part of the run inside the owned chunk */
+                sk_clip_run(lin, ls, run, clo, chi, &jlo, &jhi);
                 if (jlo >= jhi) {
                     /* no target of this run is in the chunk */
                 } else if ((ds == 1 || ds == 0) && ts == 1 && ls == 1) {

@@ -134,13 +134,8 @@ SK_INLINE void sk_bwd_walk(const sk_bwd_job *job, int64_t lo, int64_t hi, sk_bwd
             /* the index is constant along the run: resolve it once */
             int64_t toff = 0, lin = c.linear;
             if (sk_plan_resolve(p, c.index, &toff, &lin)) {
-                int64_t jlo = 0, jhi = run; /* targets lin + j * ls: clip j to [lo, hi) */
-                if (ls > 0) {
-                    if (lin < lo) jlo = (lo - lin + ls - 1) / ls;
-                    if (lin + (run - 1) * ls >= hi) jhi = lin >= hi ? 0 : (hi - lin + ls - 1) / ls;
-                } else if (lin < lo || lin >= hi) {
-                    jhi = 0;
-                }
+                int64_t jlo, jhi; /* the part of the run whose targets are in [lo, hi) */
+                sk_clip_run(lin, ls, run, lo, hi, &jlo, &jhi);
                 for (int64_t j = jlo; j < jhi; j++) {
                     int64_t l = lin + j * ls;
                     sk_bwd_visit(job, st, pass, pos + j, p->dense + (size_t)(c.dense + j * ds) * es,

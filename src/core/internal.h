@@ -225,13 +225,18 @@ void sk_plan_normalize(sk_plan *p);
 int64_t sk_plan_numel(const sk_plan *p);
 
 sk_status sk_run_gather(sk_plan *p, int nthreads);
-/* A fresh mapping of `bytes` (a multiple of 2 MiB) on a 2 MiB boundary with
- * transparent huge pages requested (memory.c, POSIX only; NULL on failure),
- * and its release. Also used by the Python binding's result cache. */
-void *sk_map_huge(size_t bytes);
-void sk_unmap_huge(void *base, size_t bytes);
-/* Scratch memory (memory.c): large blocks are kept for the next call.
- * sk_scratch_put takes the size given to sk_scratch_get. */
+/* Pools of 2 MiB-aligned huge-page blocks kept between calls (memory.c):
+ * get rounds bytes up to 2 MiB and reuses a kept block of that size or maps
+ * one (NULL: none, or no mmap here); put keeps it (or unmaps it past the pool's limits) and
+ * takes the size given to get; trim unmaps blocks until at most `limit`
+ * bytes are kept (set_limit: and keeps that limit); returns bytes freed. */
+typedef enum { SK_POOL_SCRATCH, SK_POOL_RESULTS, SK_POOL_COUNT } sk_pool_id;
+void *sk_pool_get(sk_pool_id id, size_t bytes);
+void sk_pool_put(sk_pool_id id, void *ptr, size_t bytes);
+size_t sk_pool_trim(sk_pool_id id, size_t limit, bool set_limit);
+void sk_pool_info(sk_pool_id id, int *blocks, size_t *held, size_t *limit);
+/* Scratch memory: large blocks from SK_POOL_SCRATCH. sk_scratch_put takes
+ * the size given to sk_scratch_get. */
 void *sk_scratch_get(size_t bytes);
 void sk_scratch_put(void *ptr, size_t bytes);
 /* out was allocated for this call (memory.c): fault its pages in cheaply. */

@@ -14,14 +14,8 @@
 #if defined(__SANITIZE_ADDRESS__)
 #define SK_ASAN 1
 #endif
-/* Under AddressSanitizer scratch comes from malloc, whose bounds it checks
- * (it does not see into blocks mapped here). */
 #if defined(__unix__) || defined(__APPLE__)
 #include <sys/mman.h>
-#if !defined(SK_ASAN)
-#include <pthread.h>
-#define SK_HAVE_SCRATCH_CACHE 1
-#endif
 #endif
 #if defined(__x86_64__) || defined(_M_X64)
 #include <emmintrin.h> /* SSE2: part of every x86-64 */
@@ -86,7 +80,9 @@ void sk_stream_copy(void *dst, const void *src, size_t n) {
 }
 
 #if defined(__unix__) || defined(__APPLE__)
-void *sk_map_huge(size_t bytes) {
+/* A fresh mapping of `bytes` (a multiple of 2 MiB) on a 2 MiB boundary, with
+ * transparent huge pages requested. */
+static void *sk_map_huge(size_t bytes) {
     const size_t align = (size_t)2 << 20;
     size_t span = bytes + align;
     char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -101,132 +97,198 @@ void *sk_map_huge(size_t bytes) {
     return base;
 }
 
-void sk_unmap_huge(void *base, size_t bytes) { munmap(base, bytes); }
+static void sk_unmap_huge(void *base, size_t bytes) { munmap(base, bytes); }
 #endif
 
-/* ---- scratch ----
- * The reductions' scratch (the blocked path's partials and counts, the
- * owner-computes accumulators) is tens of megabytes for the standard
- * workloads, allocated and freed on every call. From malloc it is fresh
- * pages whenever glibc maps it (above its mmap threshold), and each 4 KB
- * page faults and is zeroed again: 12.8 MB of partials cost about 5 ms of
- * faults on the reference machine, against a 12 ms call. Large scratch is
- * therefore mapped here in 2 MiB-aligned blocks with transparent huge pages
- * requested (fewer TLB misses for the random updates into it too), and a
- * freed block is kept for the next call: at most SK_SCRATCH_SLOTS blocks and
- * SCATTERKIT_SCRATCH_CACHE_MB megabytes (default 256; 0 turns it off). */
-#define SK_SCRATCH_MIN ((size_t)1 << 20)
-#define SK_SCRATCH_ALIGN ((size_t)2 << 20)
-#define SK_SCRATCH_SLOTS 8
+/* ---- block pools ----
+ * Large scratch (the blocked path's partials and counts, the owner-computes
+ * accumulators, the backward's work arrays) is tens of megabytes for the
+ * standard workloads, allocated and freed on every call, and so are the
+ * Python layer's results. Fresh pages fault and are zeroed again each time
+ * (12.8 MB of partials: about 5 ms of faults on the reference machine
+ * against a 12 ms call). Both therefore come from pools of 2 MiB-aligned
+ * huge-page blocks (sk_map_huge; fewer TLB misses for random updates too):
+ * a freed block is kept for the next request of the same rounded size, the
+ * oldest block going first when a pool is over its count or its limit
+ * (SCATTERKIT_SCRATCH_CACHE_MB, default 256; SCATTERKIT_BUFFER_CACHE_MB,
+ * default 1024; 0 turns a pool off). */
+#define SK_POOL_ALIGN ((size_t)2 << 20)
+#define SK_POOL_SLOTS 16
 
-#if defined(SK_HAVE_SCRATCH_CACHE)
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+
 typedef struct {
     void *base;
-    size_t bytes;
+    size_t bytes; /* a multiple of SK_POOL_ALIGN */
 } sk_block;
 
-static pthread_mutex_t sk_scratch_lock = PTHREAD_MUTEX_INITIALIZER;
-static sk_block sk_scratch_slots[SK_SCRATCH_SLOTS]; /* oldest first */
-static int sk_scratch_n;
-static size_t sk_scratch_held, sk_scratch_limit;
-static bool sk_scratch_limit_known;
+typedef struct {
+    const char *env;   /* the limit in megabytes */
+    long long default_mb;
+    int max_slots;
+    pthread_mutex_t lock;
+    sk_block slots[SK_POOL_SLOTS]; /* oldest first */
+    int n;
+    size_t held, limit;
+    bool limit_known;
+} sk_pool;
 
-static size_t sk_scratch_current_limit(void) { /* caller holds the lock */
-    if (!sk_scratch_limit_known) {
-        long long mb = 256;
-        const char *env = getenv("SCATTERKIT_SCRATCH_CACHE_MB");
+static sk_pool sk_pools[SK_POOL_COUNT] = {
+    [SK_POOL_SCRATCH] = {"SCATTERKIT_SCRATCH_CACHE_MB", 256, 8, PTHREAD_MUTEX_INITIALIZER},
+    [SK_POOL_RESULTS] = {"SCATTERKIT_BUFFER_CACHE_MB", 1024, 16, PTHREAD_MUTEX_INITIALIZER},
+};
+
+/* A child of fork() keeps the parent's blocks (its copies) and may find a
+ * lock held by a thread it does not have. */
+static void sk_pools_after_fork_child(void) {
+    for (int i = 0; i < SK_POOL_COUNT; i++) pthread_mutex_init(&sk_pools[i].lock, NULL);
+}
+static pthread_once_t sk_pools_once = PTHREAD_ONCE_INIT;
+static void sk_pools_register_fork_handler(void) {
+    pthread_atfork(NULL, NULL, sk_pools_after_fork_child);
+}
+
+static sk_pool *sk_pool_lock(sk_pool_id id) { /* and read its limit on first use */
+    sk_pool *pool = &sk_pools[id];
+    pthread_once(&sk_pools_once, sk_pools_register_fork_handler);
+    pthread_mutex_lock(&pool->lock);
+    if (!pool->limit_known) {
+        long long mb = pool->default_mb;
+        const char *env = getenv(pool->env);
         if (env && *env) {
             char *end;
             long long v = strtoll(env, &end, 10);
             if (*end == '\0' && v >= 0) mb = v;
         }
-        sk_scratch_limit = (size_t)mb << 20;
-        sk_scratch_limit_known = true;
+        pool->limit = (size_t)mb << 20;
+        pool->limit_known = true;
     }
-    return sk_scratch_limit;
+    return pool;
 }
 
-/* A child of fork() keeps the parent's cached blocks (its copies) and may
- * find the lock held by a thread it does not have. */
-static void sk_scratch_after_fork_child(void) { pthread_mutex_init(&sk_scratch_lock, NULL); }
-static pthread_once_t sk_scratch_once = PTHREAD_ONCE_INIT;
-static void sk_scratch_register_fork_handler(void) {
-    pthread_atfork(NULL, NULL, sk_scratch_after_fork_child);
+/* Drops the oldest blocks until `keep` more bytes and one more block fit
+ * (keep = 0, room = 0: until the pool is within its limit); the dropped
+ * blocks go to drop[]. Caller holds the lock. */
+static int sk_pool_evict(sk_pool *pool, size_t keep, int room, sk_block *drop) {
+    int first = 0;
+    while (first < pool->n &&
+           (pool->held + keep > pool->limit || pool->n - first + room > pool->max_slots)) {
+        pool->held -= pool->slots[first].bytes;
+        drop[first] = pool->slots[first];
+        first++;
+    }
+    for (int i = first; i < pool->n; i++) pool->slots[i - first] = pool->slots[i];
+    pool->n -= first;
+    return first;
 }
 
+static size_t sk_pool_round(size_t bytes) {
+    size_t size = (bytes + SK_POOL_ALIGN - 1) & ~(SK_POOL_ALIGN - 1);
+    return size < bytes ? 0 : size;
+}
 
-void *sk_scratch_get(size_t bytes) {
-    if (bytes < SK_SCRATCH_MIN) return malloc(bytes ? bytes : 1);
-    size_t size = (bytes + SK_SCRATCH_ALIGN - 1) & ~(SK_SCRATCH_ALIGN - 1);
-    if (size < bytes) return NULL;
+void *sk_pool_get(sk_pool_id id, size_t bytes) {
+    size_t size = sk_pool_round(bytes);
+    if (!size) return NULL;
+    sk_pool *pool = sk_pool_lock(id);
     void *got = NULL;
-    pthread_once(&sk_scratch_once, sk_scratch_register_fork_handler);
-    pthread_mutex_lock(&sk_scratch_lock);
-    int best = -1; /* a block of exactly this size, the newest (put gets only the size) */
-    for (int i = 0; i < sk_scratch_n; i++)
-        if (sk_scratch_slots[i].bytes == size) best = i;
-    if (best >= 0) {
-        got = sk_scratch_slots[best].base;
-        sk_scratch_held -= size;
-        for (int i = best; i + 1 < sk_scratch_n; i++) sk_scratch_slots[i] = sk_scratch_slots[i + 1];
-        sk_scratch_n--;
-    }
-    pthread_mutex_unlock(&sk_scratch_lock);
-    if (!got) got = sk_map_huge(size);
-    return got;
+    for (int i = pool->n - 1; i >= 0 && !got; i--) /* the newest block of this size */
+        if (pool->slots[i].bytes == size) {
+            got = pool->slots[i].base;
+            pool->held -= size;
+            for (int k = i; k + 1 < pool->n; k++) pool->slots[k] = pool->slots[k + 1];
+            pool->n--;
+        }
+    pthread_mutex_unlock(&pool->lock);
+    return got ? got : sk_map_huge(size);
 }
 
-void sk_scratch_put(void *ptr, size_t bytes) {
+void sk_pool_put(sk_pool_id id, void *ptr, size_t bytes) {
     if (!ptr) return;
-    if (bytes < SK_SCRATCH_MIN) {
-        free(ptr);
-        return;
-    }
-    size_t size = (bytes + SK_SCRATCH_ALIGN - 1) & ~(SK_SCRATCH_ALIGN - 1);
-    sk_block drop[SK_SCRATCH_SLOTS + 1];
-    int ndrop = 0;
-    pthread_mutex_lock(&sk_scratch_lock);
-    sk_block b = {ptr, size}; /* the size it was mapped with: same rounding */
-    size_t limit = sk_scratch_current_limit();
-    if (size > limit) {
-        drop[ndrop++] = b;
+    sk_block b = {ptr, sk_pool_round(bytes)}, drop[SK_POOL_SLOTS + 1];
+    sk_pool *pool = sk_pool_lock(id);
+    int ndrop;
+    if (b.bytes > pool->limit) {
+        drop[0] = b;
+        ndrop = 1;
     } else {
-        int first = 0;
-        while (first < sk_scratch_n &&
-               (sk_scratch_held + size > limit || sk_scratch_n - first >= SK_SCRATCH_SLOTS)) {
-            sk_scratch_held -= sk_scratch_slots[first].bytes;
-            drop[ndrop++] = sk_scratch_slots[first++];
-        }
-        for (int i = first; i < sk_scratch_n; i++) sk_scratch_slots[i - first] = sk_scratch_slots[i];
-        sk_scratch_n -= first;
-        sk_scratch_slots[sk_scratch_n++] = b;
-        sk_scratch_held += size;
+        ndrop = sk_pool_evict(pool, b.bytes, 1, drop);
+        pool->slots[pool->n++] = b;
+        pool->held += b.bytes;
     }
-    pthread_mutex_unlock(&sk_scratch_lock);
+    pthread_mutex_unlock(&pool->lock);
     for (int i = 0; i < ndrop; i++) sk_unmap_huge(drop[i].base, drop[i].bytes);
 }
 
-size_t sk_release_cached_memory(void) {
-    sk_block drop[SK_SCRATCH_SLOTS];
-    pthread_mutex_lock(&sk_scratch_lock);
-    int n = sk_scratch_n;
-    size_t freed = sk_scratch_held;
-    memcpy(drop, sk_scratch_slots, (size_t)n * sizeof *drop);
-    sk_scratch_n = 0;
-    sk_scratch_held = 0;
-    pthread_mutex_unlock(&sk_scratch_lock);
-    for (int i = 0; i < n; i++) sk_unmap_huge(drop[i].base, drop[i].bytes);
+size_t sk_pool_trim(sk_pool_id id, size_t limit, bool set_limit) {
+    sk_block drop[SK_POOL_SLOTS];
+    sk_pool *pool = sk_pool_lock(id);
+    size_t before = pool->held, old = pool->limit;
+    pool->limit = limit;
+    int ndrop = sk_pool_evict(pool, 0, 0, drop);
+    size_t freed = before - pool->held;
+    if (!set_limit) pool->limit = old;
+    pthread_mutex_unlock(&pool->lock);
+    for (int i = 0; i < ndrop; i++) sk_unmap_huge(drop[i].base, drop[i].bytes);
     return freed;
 }
 
+void sk_pool_info(sk_pool_id id, int *blocks, size_t *held, size_t *limit) {
+    sk_pool *pool = sk_pool_lock(id);
+    *blocks = pool->n;
+    *held = pool->held;
+    *limit = pool->limit;
+    pthread_mutex_unlock(&pool->lock);
+}
 
-#else /* no mmap: plain malloc */
-
-void *sk_scratch_get(size_t bytes) { return malloc(bytes ? bytes : 1); }
-void sk_scratch_put(void *ptr, size_t bytes) {
+size_t sk_release_cached_memory(void) {
+    size_t freed = 0;
+    for (int i = 0; i < SK_POOL_COUNT; i++) freed += sk_pool_trim((sk_pool_id)i, 0, false);
+    return freed;
+}
+#else /* no mmap: nothing is pooled */
+void *sk_pool_get(sk_pool_id id, size_t bytes) {
+    (void)id;
     (void)bytes;
-    free(ptr);
+    return NULL;
+}
+void sk_pool_put(sk_pool_id id, void *ptr, size_t bytes) {
+    (void)id;
+    (void)ptr;
+    (void)bytes;
+}
+size_t sk_pool_trim(sk_pool_id id, size_t limit, bool set_limit) {
+    (void)id;
+    (void)limit;
+    (void)set_limit;
+    return 0;
+}
+void sk_pool_info(sk_pool_id id, int *blocks, size_t *held, size_t *limit) {
+    (void)id;
+    *blocks = 0;
+    *held = *limit = 0;
 }
 size_t sk_release_cached_memory(void) { return 0; }
-
 #endif
+
+/* Scratch of 1 MiB and more comes from the scratch pool, except under
+ * AddressSanitizer: malloc's blocks have their bounds checked. */
+#define SK_SCRATCH_MIN ((size_t)1 << 20)
+
+void *sk_scratch_get(size_t bytes) {
+#if !defined(SK_ASAN)
+    if (bytes >= SK_SCRATCH_MIN) return sk_pool_get(SK_POOL_SCRATCH, bytes);
+#endif
+    return malloc(bytes ? bytes : 1);
+}
+
+void sk_scratch_put(void *ptr, size_t bytes) {
+#if !defined(SK_ASAN)
+    if (bytes >= SK_SCRATCH_MIN) {
+        sk_pool_put(SK_POOL_SCRATCH, ptr, bytes);
+        return;
+    }
+#endif
+    free(ptr);
+}

@@ -1,5 +1,6 @@
 /* The tensor descriptor: construction, DLPack conversion, argument checks. */
 #include "internal.h"
+#include "dlpack.h"
 
 #include <stdio.h>
 
@@ -42,26 +43,6 @@ sk_status sk_tensor_init(sk_tensor *t, void *data, sk_dtype dtype, int32_t ndim,
     return SK_STATUS_OK;
 }
 
-/* The layout of DLPack's DLTensor (identical in DLPack 0.x and 1.x). */
-typedef struct {
-    void *data;
-    struct {
-        int32_t device_type;
-        int32_t device_id;
-    } device;
-    int32_t ndim;
-    struct {
-        uint8_t code;
-        uint8_t bits;
-        uint16_t lanes;
-    } dtype;
-    int64_t *shape;
-    int64_t *strides;
-    uint64_t byte_offset;
-} sk_dl_tensor;
-
-enum { SK_DL_INT = 0, SK_DL_UINT = 1, SK_DL_FLOAT = 2, SK_DL_BFLOAT = 4, SK_DL_BOOL = 6 };
-
 static bool sk_dtype_from_dl(uint8_t code, uint8_t bits, sk_dtype *out) {
     switch (code) {
     case SK_DL_BOOL: if (bits == 8) { *out = SK_DTYPE_BOOL; return true; } break;
@@ -87,7 +68,7 @@ static bool sk_dtype_from_dl(uint8_t code, uint8_t bits, sk_dtype *out) {
 }
 
 sk_status sk_tensor_from_dlpack(const struct DLTensor *dlp, sk_tensor *t) {
-    const sk_dl_tensor *dl = (const sk_dl_tensor *)(const void *)dlp;
+    const struct DLTensor *dl = dlp;
     if (!dl || !t) return sk_fail(SK_STATUS_NULL_POINTER, "sk_tensor_from_dlpack: NULL argument");
     if (dl->ndim < 0 || dl->ndim > SK_MAX_DIMS)
         return sk_fail(SK_STATUS_INVALID_SHAPE,
