@@ -114,10 +114,16 @@ SK_INLINE bool sk_block_in_range_i32(const int32_t *ix, int64_t m, int64_t n) {
  * bandwidth, set the pace: W1 at 1 thread took 11 ms, with it 7 ms (plain C
  * loop, same machine; a copy of the same bytes takes 3.3). Prefetches never
  * fault, so a row past the end of x costs nothing but the hint. Only rows up
- * to 64 KiB: a longer row would not stay in L2 until it is used. */
+ * to 64 KiB: a longer row would not stay in L2 until it is used.
+ *
+ * Into a large out (p->stream) 4- and 8-byte elements are written 16 bytes
+ * at a time with non-temporal stores: no read for ownership of out, a
+ * quarter less memory traffic. Plain C at 2 threads: 4.2-5.0 against
+ * 4.8-8.4 ms; at 1 thread 7.3-8.0 against 8.1-9.5. */
 #define SK_LAST_AXIS(T, IT)                                                                        \
     SK_HOT __attribute__((noinline)) static bool sk_gather_last_axis_##T##_##IT(                   \
-        T *restrict o, const T *restrict x, const IT *restrict ix, int64_t run, int64_t n) {       \
+        T *restrict o, const T *restrict x, const IT *restrict ix, int64_t run, int64_t n,         \
+        bool stream) {                                                                             \
         uint64_t bad = 0;                                                                          \
         uintptr_t ahead = (uintptr_t)x + (uintptr_t)n * sizeof(T); /* an address, never deref'd */ \
         size_t ahead_step = 0;                                                                     \
@@ -127,6 +133,20 @@ SK_INLINE bool sk_block_in_range_i32(const int32_t *ix, int64_t m, int64_t n) {
             int64_t m = run - j0 < 512 ? run - j0 : 512;                                           \
             if (n <= INT32_MAX && sk_block_in_range_##IT(ix + j0, m, n)) {                         \
                 int64_t j = j0;                                                                    \
+                if (stream && (sizeof(T) == 4 || sizeof(T) == 8)) {                                \
+                    for (; j < j0 + m && ((uintptr_t)(o + j) & 15); j++) o[j] = x[ix[j]];          \
+                    for (; j + 16 <= j0 + m; j += 16, ahead += ahead_step) {                       \
+                        if (ahead_step) __builtin_prefetch((const void *)ahead);                   \
+                        for (int k = 0; k < 16; k += 16 / (int)sizeof(T)) {                        \
+                            const IT *q = ix + j + k;                                              \
+                            if (sizeof(T) == 4)                                                    \
+                                sk_stream_4x32(o + j + k, (uint32_t)x[q[0]], (uint32_t)x[q[1]],    \
+                                               (uint32_t)x[q[2]], (uint32_t)x[q[3]]);              \
+                            else                                                                   \
+                                sk_stream_2x64(o + j + k, (uint64_t)x[q[0]], (uint64_t)x[q[1]]);   \
+                        }                                                                          \
+                    }                                                                              \
+                }                                                                                  \
                 if (ahead_step)                                                                    \
                     for (; j + 16 <= j0 + m; j += 16, ahead += ahead_step) {                       \
                         __builtin_prefetch((const void *)ahead);                                   \
@@ -176,7 +196,7 @@ SK_INLINE void sk_gather_varying(const sk_plan *p, const sk_cursor *c, int64_t r
         const T *x_ = (const T *)(const void *)base;                                               \
         const IT *ix_ = (const IT *)p->index + c->index;                                           \
         if (ds == 1 && is == 1 && ts == 0 && cts == 1 && n > 0) {                                   \
-            if (sk_gather_last_axis_##T##_##IT(o_, x_, ix_, run, n)) break;                        \
+            if (sk_gather_last_axis_##T##_##IT(o_, x_, ix_, run, n, p->stream)) break;             \
         }                                                                                          \
         for (int64_t j = 0; j < run; j++) {                                                        \
             int64_t v = ix_[j * is];                                                               \

@@ -491,6 +491,52 @@ static void gather_errors(void) {
     skt_free(&ob);
 }
 
+/* Along the last axis into an out of 32 MiB or more: 4- and 8-byte elements
+ * are streamed 16 bytes at a time once out is 16-byte aligned (out starts
+ * one element off here), and a block with negative values takes the careful
+ * loop. */
+static void gather_streamed_last_axis(void) {
+    enum { C = 8192 };
+    for (int wide = 0; wide < 2; wide++) {
+        size_t es = wide ? 8 : 4;
+        int64_t R = (int64_t)((32u << 20) / (C * es)) + 1;
+        char *x = malloc((size_t)(R * C) * es);
+        int64_t *idx = malloc((size_t)(R * C) * sizeof(int64_t));
+        char *buf = malloc((size_t)(R * C + 2) * es);
+        if (!x || !idx || !buf) skt_fail("gather (streamed last axis): out of memory");
+        for (int64_t k = 0; k < R * C; k++) {
+            if (wide) ((double *)(void *)x)[k] = (double)k;
+            else ((float *)(void *)x)[k] = (float)k;
+            int64_t v = (k * 7919 + k / C) % C;
+            idx[k] = (k / 512) % 7 == 3 && k % 5 == 0 ? v - C : v;
+        }
+        memset(buf, 0xAB, (size_t)(R * C + 2) * es);
+        sk_tensor tx, ti, to;
+        const int64_t shape[2] = {R, C};
+        sk_tensor_init(&tx, x, wide ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32, 2, shape, NULL);
+        sk_tensor_init(&ti, idx, SK_DTYPE_INT64, 2, shape, NULL);
+        sk_tensor_init(&to, buf + es, wide ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32, 2, shape, NULL);
+        sk_options opts = {0};
+        opts.num_threads = 2;
+        if (sk_gather(&tx, &ti, 1, SK_INDEX_MODE_ERROR, NULL, &to, &opts))
+            skt_fail("gather (streamed last axis): %s", sk_last_error());
+        for (int64_t k = 0; k < R * C; k++) {
+            int64_t v = idx[k] < 0 ? idx[k] + C : idx[k];
+            int64_t src = (k / C) * C + v;
+            bool same = wide ? ((double *)(void *)(buf + es))[k] == ((double *)(void *)x)[src]
+                             : ((float *)(void *)(buf + es))[k] == ((float *)(void *)x)[src];
+            if (!same) skt_fail("gather (streamed last axis, %d-byte): out[%lld] wrong", (int)es,
+                                (long long)k);
+        }
+        for (size_t b = 0; b < es; b++)
+            if ((unsigned char)buf[b] != 0xAB || (unsigned char)buf[(size_t)(R * C + 1) * es + b] != 0xAB)
+                skt_fail("gather (streamed last axis): wrote outside out");
+        free(x);
+        free(idx);
+        free(buf);
+    }
+}
+
 static void test_gather(void) {
     REQUIRE_OP(sk_gather);
     REQUIRE_OP(sk_gather_shape);
@@ -547,6 +593,7 @@ static void test_gather(void) {
         }
     }
     gather_errors();
+    gather_streamed_last_axis();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -767,8 +814,8 @@ static void index_select_errors(void) {
  * bytes, with the elements around out left alone. */
 static void index_select_streamed_rows(void) {
     enum { T = 500, N = 560000 };
-    static const int64_t widths[] = {16, 3};
-    for (int wi = 0; wi < 2; wi++)
+    static const int64_t widths[] = {16, 32, 3}; /* 64 and 128 bytes take sized loops */
+    for (int wi = 0; wi < 3; wi++)
         for (int shift = 0; shift < 2; shift++) {
             int64_t w = widths[wi];
             float *table = malloc((size_t)(T * w) * sizeof(float));
