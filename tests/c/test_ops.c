@@ -1753,6 +1753,75 @@ static int32_t index_scatter_updates(const select_case *c, int64_t *shape) {
     return n;
 }
 
+/* index_add along the last axis with a long contiguous int64 index (W6):
+ * float sums take their own loop over a wrapped uint16 copy of the index
+ * (n <= 65536) or an int32 one. Same bits as a plain loop in index order;
+ * out also as a column-major buffer (strided along the axis). */
+static void index_scatter_inner_sum(void) {
+    static const int64_t widths[] = {300, 70000};
+    for (int wi = 0; wi < 2; wi++)
+        for (int wide = 0; wide < 2; wide++)
+            for (int colmajor = 0; colmajor < 2; colmajor++) {
+                const int64_t R = 3, n = widths[wi], L = 1500;
+                size_t es = wide ? 8 : 4;
+                char *x = malloc((size_t)(R * n) * es), *u = malloc((size_t)(R * L) * es);
+                char *out = malloc((size_t)(R * n) * es), *want = malloc((size_t)(R * n) * es);
+                int64_t *idx = malloc((size_t)L * sizeof(int64_t));
+                if (!x || !u || !out || !want || !idx) skt_fail("index_scatter (inner sum): out of memory");
+                for (int64_t k = 0; k < R * n; k++) {
+                    if (wide) ((double *)(void *)x)[k] = 0.25 * (double)(k % 7);
+                    else ((float *)(void *)x)[k] = 0.25f * (float)(k % 7);
+                }
+                for (int64_t k = 0; k < R * L; k++) {
+                    if (wide) ((double *)(void *)u)[k] = 1.0 / (double)(k % 13 + 1);
+                    else ((float *)(void *)u)[k] = 1.0f / (float)(k % 13 + 1);
+                }
+                for (int64_t j = 0; j < L; j++) { /* duplicates, negatives, both ends */
+                    int64_t v = (j * 7919) % (j % 4 == 0 ? 5 : n);
+                    idx[j] = j % 3 == 0 ? v - n : v;
+                }
+                idx[1] = n - 1;
+                idx[2] = -n;
+                memcpy(want, x, (size_t)(R * n) * es);
+                for (int64_t r = 0; r < R; r++)
+                    for (int64_t j = 0; j < L; j++) {
+                        int64_t v = idx[j] < 0 ? idx[j] + n : idx[j];
+                        if (wide) ((double *)(void *)want)[r * n + v] += ((double *)(void *)u)[r * L + j];
+                        else ((float *)(void *)want)[r * n + v] += ((float *)(void *)u)[r * L + j];
+                    }
+                sk_dtype dt = wide ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32;
+                const int64_t xs[2] = {R, n}, us[2] = {R, L}, is[1] = {L};
+                const int64_t cm[2] = {1, R}; /* out column-major */
+                sk_tensor tx, ti, tu, to;
+                sk_tensor_init(&tx, x, dt, 2, xs, NULL);
+                sk_tensor_init(&ti, idx, SK_DTYPE_INT64, 1, is, NULL);
+                sk_tensor_init(&tu, u, dt, 2, us, NULL);
+                sk_tensor_init(&to, out, dt, 2, xs, colmajor ? cm : NULL);
+                for (int threads = 1; threads <= 2; threads++) {
+                    memset(out, 0xAB, (size_t)(R * n) * es);
+                    sk_options opts = {0};
+                    opts.num_threads = threads;
+                    if (sk_index_scatter(&tx, &ti, &tu, 1, SK_REDUCE_SUM, true, SK_INDEX_MODE_ERROR,
+                                         &to, &opts))
+                        skt_fail("index_scatter (inner sum): %s", sk_last_error());
+                    for (int64_t r = 0; r < R; r++)
+                        for (int64_t c = 0; c < n; c++) {
+                            size_t at = (size_t)(colmajor ? c * R + r : r * n + c) * es;
+                            if (memcmp(out + at, want + (size_t)(r * n + c) * es, es))
+                                skt_fail("index_scatter (inner sum, n=%lld, %d-byte, %s, %d threads): "
+                                         "out[%lld, %lld] differs", (long long)n, (int)es,
+                                         colmajor ? "column-major out" : "row-major out", threads,
+                                         (long long)r, (long long)c);
+                        }
+                }
+                free(x);
+                free(u);
+                free(out);
+                free(want);
+                free(idx);
+            }
+}
+
 static void index_scatter_errors(void) {
     skt_rng r;
     skt_seed(&r, 16);
@@ -1846,6 +1915,7 @@ static void test_index_scatter(void) {
         });
     }
     index_scatter_errors();
+    index_scatter_inner_sum();
 }
 
 /* ------------------------------------------------------------------------ */
