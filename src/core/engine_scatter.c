@@ -615,9 +615,14 @@ struct sk_blocks_job {
     sk_plan rows;                  /* the row dimensions; linear strides count keys */
     int64_t nrows, len, nkeys;
     int nblocks;
+    int64_t out_numel;
     char *part[SK_ROW_BLOCKS];     /* block b's row of key k at k * len; NULL: out itself */
     int32_t *cnt[SK_ROW_BLOCKS];   /* updates per key */
     bool all_partials;             /* block 0 has a partial too (always for 16-bit types) */
+    /* with every block in a partial, out is not touched until the merge, so
+     * the merge copies x's row just before folding into it (x and out both
+     * row-major), instead of a pass over all of out up front; else NULL */
+    const char *copy_src;
     void (*block)(const sk_blocks_job *, int b, int64_t klo, int64_t khi);
     void (*merge)(const sk_blocks_job *, int64_t klo, int64_t khi);
 };
@@ -760,6 +765,11 @@ SK_INLINE void sk_block_merge(const sk_blocks_job *job, int64_t klo, int64_t khi
     for (int64_t k = klo; k < khi; k++) {
         int64_t total = 0;
         for (int b = 0; b < nb; b++) total += job->cnt[b][k];
+        if (job->copy_src) { /* row k of x, then the blocks on top */
+            int64_t at = k * len, n = len < job->out_numel - at ? len : job->out_numel - at;
+            memcpy((char *)out->data + (size_t)at * ES, job->copy_src + (size_t)at * ES,
+                   (size_t)n * ES);
+        }
         if (total == 0) continue; /* untouched: out keeps x */
         int64_t rem = k * len, off = 0;
         for (int dd = out->ndim - 1; dd >= 0; dd--) {
@@ -909,7 +919,12 @@ static bool sk_run_blocks(sk_blocks_job *job, const sk_tensor *copy_from, int nt
     }
     if (ok) {
         int nt = sk_threads_for_work(nthreads, job->nrows * job->len);
-        if (copy_from) sk_copy_unchecked(copy_from, (sk_tensor *)p->out, nthreads);
+        if (copy_from && job->all_partials && sk_row_major(p->out) && sk_row_major(copy_from)) {
+            job->copy_src = copy_from->data;
+            job->out_numel = sk_tensor_numel(p->out);
+        } else if (copy_from) {
+            sk_copy_unchecked(copy_from, (sk_tensor *)p->out, nthreads);
+        }
         sk_parallel_run(nt, sk_blocks_task, job);
         sk_parallel_run(sk_threads_for_work(nthreads, job->nkeys * job->len), sk_blocks_merge_task,
                         job);
