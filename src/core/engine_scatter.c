@@ -616,6 +616,7 @@ struct sk_blocks_job {
     int64_t nrows, len, nkeys;
     int nblocks;
     int64_t out_numel;
+    bool out_row_major;
     char *part[SK_ROW_BLOCKS];     /* block b's row of key k at k * len; NULL: out itself */
     int32_t *cnt[SK_ROW_BLOCKS];   /* updates per key */
     bool all_partials;             /* block 0 has a partial too (always for 16-bit types) */
@@ -772,10 +773,12 @@ SK_INLINE void sk_block_merge(const sk_blocks_job *job, int64_t klo, int64_t khi
         }
         if (total == 0) continue; /* untouched: out keeps x */
         int64_t rem = k * len, off = 0;
-        for (int dd = out->ndim - 1; dd >= 0; dd--) {
-            off += rem % out->shape[dd] * out->strides[dd];
-            rem /= out->shape[dd];
-        }
+        if (job->out_row_major) off = rem; /* without a division per dimension and key */
+        else
+            for (int dd = out->ndim - 1; dd >= 0; dd--) {
+                off += rem % out->shape[dd] * out->strides[dd];
+                rem /= out->shape[dd];
+            }
         char *o = (char *)out->data + (size_t)off * ES;
         if (SK_IS_HALF(DT)) {
             uint16_t *oh = (uint16_t *)(void *)o;
@@ -919,7 +922,8 @@ static bool sk_run_blocks(sk_blocks_job *job, const sk_tensor *copy_from, int nt
     }
     if (ok) {
         int nt = sk_threads_for_work(nthreads, job->nrows * job->len);
-        if (copy_from && job->all_partials && sk_row_major(p->out) && sk_row_major(copy_from)) {
+        job->out_row_major = sk_row_major(p->out);
+        if (copy_from && job->all_partials && job->out_row_major && sk_row_major(copy_from)) {
             job->copy_src = copy_from->data;
             job->out_numel = sk_tensor_numel(p->out);
         } else if (copy_from) {
