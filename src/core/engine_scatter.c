@@ -678,10 +678,10 @@ SK_INLINE void sk_block_row(char *restrict dst, const char *restrict src, int64_
  * component, values already checked. Row r goes to base + v * vstride. */
 SK_INLINE void sk_block_tight(const sk_blocks_job *job, int64_t r0, int64_t r1, char *base,
                               size_t vstride, int32_t *cnt, bool replace_first, const bool IS64,
-                              const sk_dtype DT, const sk_reduce RED) {
+                              const int64_t len, const sk_dtype DT, const sk_reduce RED) {
     const sk_plan *rp = &job->rows;
     const size_t ES = sk_es(DT), PES = SK_IS_HALF(DT) ? 4 : ES;
-    const int64_t len = job->len, n = rp->comp_size[0], cks = rp->comp_linear_stride[0],
+    const int64_t n = rp->comp_size[0], cks = rp->comp_linear_stride[0],
                   is = rp->index_stride[0], ds = rp->dense_stride[0];
     const bool two_lines = (size_t)len * PES > 64;
     const char *src = rp->dense;
@@ -723,10 +723,17 @@ SK_INLINE void sk_block_walk(const sk_blocks_job *job, int b, int64_t klo, int64
         char *base = part ? part : p->target;
         size_t vstride = part ? (size_t)(rp->comp_linear_stride[0] * len) * PES
                               : (size_t)rp->comp_target_stride[0] * ES;
-        if (rp->index_is64)
-            sk_block_tight(job, r0, r1, base, vstride, cnt, replace_first, true, DT, RED);
+        /* rows of 32 elements (W2-W5, W8) with the length a constant: the
+         * row loops unroll and the loop keeps its state in registers (W2 at
+         * 2 threads, one process: 13.7-15.8 against 15.3-17.4 ms) */
+        if (len == 32 && rp->index_is64)
+            sk_block_tight(job, r0, r1, base, vstride, cnt, replace_first, true, 32, DT, RED);
+        else if (len == 32)
+            sk_block_tight(job, r0, r1, base, vstride, cnt, replace_first, false, 32, DT, RED);
+        else if (rp->index_is64)
+            sk_block_tight(job, r0, r1, base, vstride, cnt, replace_first, true, len, DT, RED);
         else
-            sk_block_tight(job, r0, r1, base, vstride, cnt, replace_first, false, DT, RED);
+            sk_block_tight(job, r0, r1, base, vstride, cnt, replace_first, false, len, DT, RED);
         return;
     }
     sk_cursor c;
