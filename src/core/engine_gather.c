@@ -55,7 +55,34 @@ SK_INLINE void sk_fill_run(char *dst, int64_t ds, const void *value, int64_t n, 
  * loop made it compute-bound (10.5 against 6.6 ms for W1). Negative values
  * fail here and take the careful loop, which wraps them. */
 #if defined(__x86_64__) || defined(_M_X64)
+/* With AVX2 (picked at run time): four values per compare, 64-bit compares
+ * (v < 0 or v > n - 1), a quarter of the SSE2 loop's instructions; the check
+ * was a third of W1's time (W1 in one process: 1 thread 7.7-10 against
+ * 8.8-11.2 ms, 2 threads 4.8-5.8 against 4.8-6.5). */
+#if defined(__GNUC__) || defined(__clang__)
+#include <immintrin.h>
+__attribute__((target("avx2"))) static bool sk_block_in_range_i64_avx2(const int64_t *ix, int64_t m,
+                                                                       int64_t n) {
+    const __m256i zero = _mm256_setzero_si256(), last = _mm256_set1_epi64x(n - 1);
+    __m256i bad = zero;
+    int64_t j = 0;
+    for (; j + 8 <= m; j += 8) {
+        __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(ix + j));
+        __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(ix + j + 4));
+        bad = _mm256_or_si256(bad, _mm256_or_si256(_mm256_cmpgt_epi64(zero, a),
+                                                   _mm256_cmpgt_epi64(a, last)));
+        bad = _mm256_or_si256(bad, _mm256_or_si256(_mm256_cmpgt_epi64(zero, b),
+                                                   _mm256_cmpgt_epi64(b, last)));
+    }
+    bool ok = _mm256_testz_si256(bad, bad);
+    for (; j < m; j++) ok &= (uint64_t)ix[j] < (uint64_t)n;
+    return ok;
+}
+#endif
 SK_INLINE bool sk_block_in_range_i64(const int64_t *ix, int64_t m, int64_t n) {
+#if defined(__GNUC__) || defined(__clang__)
+    if (__builtin_cpu_supports("avx2")) return sk_block_in_range_i64_avx2(ix, m, n);
+#endif
     /* SSE2 has no 64-bit compare: a value is in range when its high half
      * is zero (OR-ed over the block) and its low half is below n unsigned
      * (a signed compare after flipping the sign bits) */

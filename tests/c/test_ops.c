@@ -537,6 +537,50 @@ static void gather_streamed_last_axis(void) {
     }
 }
 
+/* The last-axis gather checks blocks of int64 values before copying (AVX2
+ * where the CPU has it, 8 values a step): n - 1, -n and -1 are fine, n, -n - 1
+ * and a value near 2^63 anywhere in a block are errors, with or without a
+ * fresh out, and nothing is written. */
+static void gather_last_axis_bounds(void) {
+    enum { R = 2, C = 40 };
+    float x[R * C], out[R * C];
+    int64_t idx[R * C];
+    for (int k = 0; k < R * C; k++) x[k] = (float)k;
+    static const int64_t bad[] = {C, -C - 1, INT64_MAX, INT64_MIN, (int64_t)1 << 32};
+    static const int at[] = {0, 5, 17, 31, 39, 40, 63, 79};
+    const int64_t shape[2] = {R, C};
+    sk_tensor tx, ti, to;
+    sk_tensor_init(&tx, x, SK_DTYPE_FLOAT32, 2, shape, NULL);
+    sk_tensor_init(&ti, idx, SK_DTYPE_INT64, 2, shape, NULL);
+    sk_tensor_init(&to, out, SK_DTYPE_FLOAT32, 2, shape, NULL);
+    for (int fresh = 0; fresh < 4; fresh++) /* bit 1: negative values too (careful loop) */
+        for (size_t bi = 0; bi <= COUNT(bad); bi++)
+            for (size_t ai = 0; ai < COUNT(at); ai++) {
+                for (int k = 0; k < R * C; k++)
+                    idx[k] = k % 3 == 0 ? C - 1 : (fresh & 2) ? (k % 3 == 1 ? -C : -1) : k % C;
+                if (bi < COUNT(bad)) idx[at[ai]] = bad[bi];
+                for (int k = 0; k < R * C; k++) out[k] = -7.0f;
+                sk_options opts = {0};
+                opts.flags = (fresh & 1) ? SK_OPTION_FRESH_OUT : 0;
+                sk_status st = sk_gather(&tx, &ti, 1, SK_INDEX_MODE_ERROR, NULL, &to, &opts);
+                if (bi < COUNT(bad)) {
+                    if (st != SK_STATUS_INDEX_OUT_OF_RANGE)
+                        skt_fail("gather (last-axis bounds): value %lld at %d gave status %d",
+                                 (long long)bad[bi], at[ai], (int)st);
+                    if (!(fresh & 1))
+                        for (int k = 0; k < R * C; k++)
+                            if (out[k] != -7.0f) skt_fail("gather (last-axis bounds): wrote out on error");
+                    continue;
+                }
+                if (st) skt_fail("gather (last-axis bounds): %s", sk_last_error());
+                for (int k = 0; k < R * C; k++) {
+                    int64_t v = idx[k] < 0 ? idx[k] + C : idx[k];
+                    if (out[k] != x[(k / C) * C + v]) skt_fail("gather (last-axis bounds): out[%d] wrong", k);
+                }
+                break; /* the valid index once per fresh */
+            }
+}
+
 static void test_gather(void) {
     REQUIRE_OP(sk_gather);
     REQUIRE_OP(sk_gather_shape);
@@ -594,6 +638,7 @@ static void test_gather(void) {
     }
     gather_errors();
     gather_streamed_last_axis();
+    gather_last_axis_bounds();
 }
 
 /* ------------------------------------------------------------------------ */
