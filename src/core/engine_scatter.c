@@ -694,6 +694,12 @@ SK_INLINE void sk_block_tight(const sk_blocks_job *job, int64_t r0, int64_t r1, 
                                        (ptrdiff_t)vstride;
             __builtin_prefetch(q, 1);
             if (two_lines) __builtin_prefetch(q + 64, 1);
+            /* src is read once: asked for with the non-temporal hint, so
+             * that it displaces fewer of the target rows from the caches
+             * (W5, one process: 21-29 against 23-34 ms) */
+            const char *sq = src + (size_t)((r + AHEAD) * ds) * ES;
+            __builtin_prefetch(sq, 0, 0);
+            if ((size_t)len * ES > 64) __builtin_prefetch(sq + 64, 0, 0);
         }
         int64_t v = IS64 ? ix64[r * is] : ix32[r * is];
         v += v < 0 ? n : 0;
