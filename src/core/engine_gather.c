@@ -147,6 +147,15 @@ SK_INLINE bool sk_block_in_range_i32(const int32_t *ix, int64_t m, int64_t n) {
  * at a time with non-temporal stores: no read for ownership of out, a
  * quarter less memory traffic. Plain C at 2 threads: 4.2-5.0 against
  * 4.8-8.4 ms; at 1 thread 7.3-8.0 against 8.1-9.5. */
+/* The index 2 KiB ahead, with the non-temporal hint: it is read once, and
+ * so displaces less of the row of x being gathered from (W1 at 2 threads, one
+ * process: 3.9-4.5 against 4.3-5.3 ms). An address only, never read. */
+#define SK_PREFETCH_INDEX_NTA(at)                                                                  \
+    do {                                                                                           \
+        uintptr_t ia_ = (uintptr_t)(at) + 2048;                                                    \
+        __builtin_prefetch((const void *)ia_, 0, 0);                                               \
+        if (sizeof(*(at)) == 8) __builtin_prefetch((const void *)(ia_ + 64), 0, 0);                \
+    } while (0)
 #define SK_LAST_AXIS(T, IT)                                                                        \
     SK_HOT __attribute__((noinline)) static bool sk_gather_last_axis_##T##_##IT(                   \
         T *restrict o, const T *restrict x, const IT *restrict ix, int64_t run, int64_t n,         \
@@ -164,6 +173,7 @@ SK_INLINE bool sk_block_in_range_i32(const int32_t *ix, int64_t m, int64_t n) {
                     for (; j < j0 + m && ((uintptr_t)(o + j) & 15); j++) o[j] = x[ix[j]];          \
                     for (; j + 16 <= j0 + m; j += 16, ahead += ahead_step) {                       \
                         if (ahead_step) __builtin_prefetch((const void *)ahead);                   \
+                        SK_PREFETCH_INDEX_NTA(ix + j);                                             \
                         for (int k = 0; k < 16; k += 16 / (int)sizeof(T)) {                        \
                             const IT *q = ix + j + k;                                              \
                             if (sizeof(T) == 4)                                                    \
@@ -177,6 +187,7 @@ SK_INLINE bool sk_block_in_range_i32(const int32_t *ix, int64_t m, int64_t n) {
                 if (ahead_step)                                                                    \
                     for (; j + 16 <= j0 + m; j += 16, ahead += ahead_step) {                       \
                         __builtin_prefetch((const void *)ahead);                                   \
+                        SK_PREFETCH_INDEX_NTA(ix + j);                                             \
                         for (int k = 0; k < 16; k++) o[j + k] = x[ix[j + k]];                     \
                     }                                                                              \
                 for (; j < j0 + m; j++) o[j] = x[ix[j]];                                           \
