@@ -127,6 +127,16 @@ SK_INLINE bool sk_block_in_range_i32(const int32_t *ix, int64_t m, int64_t n) {
 }
 #endif
 
+/* The index 2 KiB ahead, with the non-temporal hint: it is read once, and
+ * so displaces less of the row of x being gathered from (W1 at 2 threads, one
+ * process: 3.9-4.5 against 4.3-5.3 ms). An address only, never read. */
+#define SK_PREFETCH_INDEX_NTA(at)                                                                  \
+    do {                                                                                           \
+        uintptr_t ia_ = (uintptr_t)(at) + 2048;                                                    \
+        __builtin_prefetch((const void *)ia_, 0, 0);                                               \
+        if (sizeof(*(at)) == 8) __builtin_prefetch((const void *)(ia_ + 64), 0, 0);                \
+    } while (0)
+
 /* Along the last axis with everything contiguous, in blocks of 512: a block
  * whose values are all in [0, n) is copied without further checks; any other
  * block takes the careful one-pass loop, where a bad value reads element 0
@@ -147,21 +157,14 @@ SK_INLINE bool sk_block_in_range_i32(const int32_t *ix, int64_t m, int64_t n) {
  * at a time with non-temporal stores: no read for ownership of out, a
  * quarter less memory traffic. Plain C at 2 threads: 4.2-5.0 against
  * 4.8-8.4 ms; at 1 thread 7.3-8.0 against 8.1-9.5. */
-/* The index 2 KiB ahead, with the non-temporal hint: it is read once, and
- * so displaces less of the row of x being gathered from (W1 at 2 threads, one
- * process: 3.9-4.5 against 4.3-5.3 ms). An address only, never read. */
-#define SK_PREFETCH_INDEX_NTA(at)                                                                  \
-    do {                                                                                           \
-        uintptr_t ia_ = (uintptr_t)(at) + 2048;                                                    \
-        __builtin_prefetch((const void *)ia_, 0, 0);                                               \
-        if (sizeof(*(at)) == 8) __builtin_prefetch((const void *)(ia_ + 64), 0, 0);                \
-    } while (0)
 #define SK_LAST_AXIS(T, IT)                                                                        \
     SK_HOT __attribute__((noinline)) static bool sk_gather_last_axis_##T##_##IT(                   \
         T *restrict o, const T *restrict x, const IT *restrict ix, int64_t run, int64_t n,         \
         bool stream) {                                                                             \
         uint64_t bad = 0;                                                                          \
-        uintptr_t ahead = (uintptr_t)x + (uintptr_t)n * sizeof(T); /* an address, never deref'd */ \
+        const bool nt = stream && (sizeof(T) == 4 || sizeof(T) == 8);                              \
+        /* the next row of x, an address never read; a longer row stays on its first line */      \
+        uintptr_t ahead = (uintptr_t)x + (uintptr_t)n * sizeof(T);                                 \
         size_t ahead_step = 0;                                                                     \
         if (run > 0 && (uint64_t)n * sizeof(T) <= 65536)                                           \
             ahead_step = (size_t)(n * 16) * sizeof(T) / (size_t)run;                               \
@@ -169,27 +172,22 @@ SK_INLINE bool sk_block_in_range_i32(const int32_t *ix, int64_t m, int64_t n) {
             int64_t m = run - j0 < 512 ? run - j0 : 512;                                           \
             if (n <= INT32_MAX && sk_block_in_range_##IT(ix + j0, m, n)) {                         \
                 int64_t j = j0;                                                                    \
-                if (stream && (sizeof(T) == 4 || sizeof(T) == 8)) {                                \
+                if (nt) /* up to a 16-byte boundary of out */                                      \
                     for (; j < j0 + m && ((uintptr_t)(o + j) & 15); j++) o[j] = x[ix[j]];          \
-                    for (; j + 16 <= j0 + m; j += 16, ahead += ahead_step) {                       \
-                        if (ahead_step) __builtin_prefetch((const void *)ahead);                   \
-                        SK_PREFETCH_INDEX_NTA(ix + j);                                             \
-                        for (int k = 0; k < 16; k += 16 / (int)sizeof(T)) {                        \
-                            const IT *q = ix + j + k;                                              \
-                            if (sizeof(T) == 4)                                                    \
-                                sk_stream_4x32(o + j + k, (uint32_t)x[q[0]], (uint32_t)x[q[1]],    \
-                                               (uint32_t)x[q[2]], (uint32_t)x[q[3]]);              \
-                            else                                                                   \
-                                sk_stream_2x64(o + j + k, (uint64_t)x[q[0]], (uint64_t)x[q[1]]);   \
-                        }                                                                          \
-                    }                                                                              \
+                for (; j + 16 <= j0 + m; j += 16, ahead += ahead_step) { /* 16 at a time */        \
+                    __builtin_prefetch((const void *)ahead);                                       \
+                    SK_PREFETCH_INDEX_NTA(ix + j);                                                 \
+                    const IT *q = ix + j;                                                          \
+                    if (!nt)                                                                       \
+                        for (int k = 0; k < 16; k++) o[j + k] = x[q[k]];                           \
+                    else if (sizeof(T) == 4)                                                       \
+                        for (int k = 0; k < 16; k += 4)                                            \
+                            sk_stream_4x32(o + j + k, (uint32_t)x[q[k]], (uint32_t)x[q[k + 1]],    \
+                                           (uint32_t)x[q[k + 2]], (uint32_t)x[q[k + 3]]);          \
+                    else                                                                           \
+                        for (int k = 0; k < 16; k += 2)                                            \
+                            sk_stream_2x64(o + j + k, (uint64_t)x[q[k]], (uint64_t)x[q[k + 1]]);   \
                 }                                                                                  \
-                if (ahead_step)                                                                    \
-                    for (; j + 16 <= j0 + m; j += 16, ahead += ahead_step) {                       \
-                        __builtin_prefetch((const void *)ahead);                                   \
-                        SK_PREFETCH_INDEX_NTA(ix + j);                                             \
-                        for (int k = 0; k < 16; k++) o[j + k] = x[ix[j + k]];                     \
-                    }                                                                              \
                 for (; j < j0 + m; j++) o[j] = x[ix[j]];                                           \
                 continue;                                                                          \
             }                                                                                      \
@@ -299,17 +297,15 @@ SK_INLINE void sk_gather_rows_sized(const sk_plan *p, const sk_cursor *c, int64_
     ptrdiff_t dstep = (ptrdiff_t)(p->dense_stride[r2] * (int64_t)ES);
     sk_index_mode mode = p->mode;
     enum { AHEAD = 24 }; /* rows of prefetch distance: enough misses in flight to hide DRAM latency */
-#define SK_ROW_INDEX(q)                                                                            \
-    (IS64 ? *(const int64_t *)(const void *)(q) : (int64_t)*(const int32_t *)(const void *)(q))
     for (int64_t r = 0; r < nrows; r++, index += istep, target += tstep, dst += dstep) {
         if (r + AHEAD < nrows) {
             /* an address only (a bad value's row is never read: prefetches
              * do not fault), so computed in integers */
             uintptr_t q = (uintptr_t)target + (uintptr_t)(AHEAD * tstep) +
-                          (uintptr_t)SK_ROW_INDEX(index + AHEAD * istep) * (uintptr_t)vstep;
+                          (uintptr_t)sk_load_index(index + AHEAD * istep, IS64, 0) * (uintptr_t)vstep;
             for (size_t b = 0; b < ROW_BYTES; b += 64) __builtin_prefetch((const void *)(q + b));
         }
-        int64_t v = SK_ROW_INDEX(index);
+        int64_t v = sk_load_index(index, IS64, 0);
         if (!sk_resolve_index(v, n, mode, &v)) {
             sk_gather_unresolved(p);
             sk_fill_run(dst, 1, p->fill, len, ES);
@@ -319,7 +315,6 @@ SK_INLINE void sk_gather_rows_sized(const sk_plan *p, const sk_cursor *c, int64_
         if (stream) sk_stream_row(dst, row, ROW_BYTES);
         else memcpy(dst, row, ROW_BYTES);
     }
-#undef SK_ROW_INDEX
 }
 
 SK_INLINE void sk_gather_rows(const sk_plan *p, const sk_cursor *c, int64_t nrows,

@@ -615,8 +615,6 @@ struct sk_blocks_job {
     sk_plan rows;                  /* the row dimensions; linear strides count keys */
     int64_t nrows, len, nkeys;
     int nblocks;
-    int64_t out_numel;
-    bool out_row_major;
     char *part[SK_ROW_BLOCKS];     /* block b's row of key k at k * len; NULL: out itself */
     int32_t *cnt[SK_ROW_BLOCKS];   /* updates per key */
     bool all_partials;             /* block 0 has a partial too (always for 16-bit types) */
@@ -793,17 +791,19 @@ SK_INLINE void sk_block_merge(const sk_blocks_job *job, int64_t klo, int64_t khi
     const int64_t len = job->len, self = p->include_self ? 1 : 0;
     const int nb = job->nblocks;
     const sk_reduce OP = RED == SK_REDUCE_MEAN ? SK_REDUCE_SUM : RED;
+    const bool row_major = sk_row_major(out); /* a key's row at k * len, no division per key */
+    const int64_t out_numel = sk_tensor_numel(out);
     for (int64_t k = klo; k < khi; k++) {
         int64_t total = 0;
         for (int b = 0; b < nb; b++) total += job->cnt[b][k];
         if (job->copy_src) { /* row k of x, then the blocks on top */
-            int64_t at = k * len, n = len < job->out_numel - at ? len : job->out_numel - at;
+            int64_t at = k * len, n = len < out_numel - at ? len : out_numel - at;
             memcpy((char *)out->data + (size_t)at * ES, job->copy_src + (size_t)at * ES,
                    (size_t)n * ES);
         }
         if (total == 0) continue; /* untouched: out keeps x */
         int64_t rem = k * len, off = 0;
-        if (job->out_row_major) off = rem; /* without a division per dimension and key */
+        if (row_major) off = rem;
         else
             for (int dd = out->ndim - 1; dd >= 0; dd--) {
                 off += rem % out->shape[dd] * out->strides[dd];
@@ -952,13 +952,10 @@ static bool sk_run_blocks(sk_blocks_job *job, const sk_tensor *copy_from, int nt
     }
     if (ok) {
         int nt = sk_threads_for_work(nthreads, job->nrows * job->len);
-        job->out_row_major = sk_row_major(p->out);
-        if (copy_from && job->all_partials && job->out_row_major && sk_row_major(copy_from)) {
+        if (copy_from && job->all_partials && sk_row_major(p->out) && sk_row_major(copy_from))
             job->copy_src = copy_from->data;
-            job->out_numel = sk_tensor_numel(p->out);
-        } else if (copy_from) {
+        else if (copy_from)
             sk_copy_unchecked(copy_from, (sk_tensor *)p->out, nthreads);
-        }
         sk_parallel_run(nt, sk_blocks_task, job);
         sk_parallel_run(sk_threads_for_work(nthreads, job->nkeys * job->len), sk_blocks_merge_task,
                         job);
@@ -1015,8 +1012,8 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
                         ? 0
                         : sk_inner_axis_chunk(p);
     sk_plan narrow; /* the plan reading an int32 copy of the index (below) */
-    int32_t *index32 = NULL;
-    size_t index32_bytes = 0;
+    void *index_copy = NULL;
+    size_t index_copy_bytes = 0;
     if (fused) {
         job.chunk = fused;
         job.claim = true;
@@ -1026,13 +1023,13 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
             copy_from = NULL;
         }
         /* Every target row reads the whole index again (W6: 64 times 512 KB,
-         * more than the L2 holds next to the rows): an int32 copy halves
-         * those bytes. Only for a contiguous 1-d index with checked values
-         * (they fit: |v| <= n <= INT32_MAX); 4 bytes per index element.
-         * A float sum on a 2-d plan takes sk_inner_sum, with the values
-         * wrapped and as uint16 when n <= 65536. */
+         * more than the L2 holds next to the rows): it is copied once, with
+         * negative values wrapped, to int32 (4 bytes per index element). A
+         * float sum on a 2-d plan takes sk_inner_sum, which reads a uint16
+         * copy when n <= 65536; the generic pass reads the int32 one. Only
+         * for a contiguous 1-d index with checked values (they fit). */
         int d = p->ndim - 1;
-        int64_t n = p->comp_size[0];
+        int64_t n = p->comp_size[0], len = p->shape[d];
         bool one_d = p->index_is64 && p->index_stride[d] == 1 && p->mode == SK_INDEX_MODE_ERROR &&
                      n <= INT32_MAX;
         for (int dd = 0; dd < d; dd++) one_d = one_d && p->index_stride[dd] == 0;
@@ -1041,28 +1038,25 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
                      (p->dtype == SK_DTYPE_FLOAT32 || p->dtype == SK_DTYPE_FLOAT64);
         bool small = inner && n <= 65536;
         if (one_d) {
-            index32_bytes = (size_t)p->shape[d] * (small ? sizeof(uint16_t) : sizeof(int32_t));
-            index32 = sk_scratch_get(index32_bytes);
+            index_copy_bytes = (size_t)len * (small ? sizeof(uint16_t) : sizeof(int32_t));
+            index_copy = sk_scratch_get(index_copy_bytes);
         }
-        if (index32 && inner) {
+        if (index_copy) {
             const int64_t *ix = p->index;
-            if (small) {
-                uint16_t *ix16 = (uint16_t *)(void *)index32;
-                for (int64_t j = 0; j < p->shape[d]; j++)
-                    ix16[j] = (uint16_t)(ix[j] < 0 ? ix[j] + n : ix[j]);
-            } else {
-                for (int64_t j = 0; j < p->shape[d]; j++)
-                    index32[j] = (int32_t)(ix[j] < 0 ? ix[j] + n : ix[j]);
+            for (int64_t j = 0; j < len; j++) {
+                int64_t v = ix[j] < 0 ? ix[j] + n : ix[j];
+                if (small) ((uint16_t *)index_copy)[j] = (uint16_t)v;
+                else ((int32_t *)index_copy)[j] = (int32_t)v;
             }
-            job.inner_index = index32;
-            job.inner_index16 = small;
-        } else if (index32) {
-            const int64_t *ix = p->index;
-            for (int64_t j = 0; j < p->shape[d]; j++) index32[j] = (int32_t)ix[j];
-            narrow = *p;
-            narrow.index = index32;
-            narrow.index_is64 = false;
-            job.p = &narrow;
+            if (inner) {
+                job.inner_index = index_copy;
+                job.inner_index16 = small;
+            } else {
+                narrow = *p;
+                narrow.index = index_copy;
+                narrow.index_is64 = false;
+                job.p = &narrow;
+            }
         }
     }
     sk_status st = SK_STATUS_OK;
@@ -1092,7 +1086,7 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
             sk_parallel_run(nt, sk_scatter_task, &job);
         }
     }
-    sk_scratch_put(index32, index32_bytes);
+    sk_scratch_put(index_copy, index_copy_bytes);
     for (int t = 0; t < nt; t++) {
         sk_scratch_put(job.acc[t], (size_t)job.chunk * sizeof(float));
         sk_scratch_put(job.cnt[t], (size_t)job.chunk * sizeof(int64_t));

@@ -24,6 +24,7 @@ typedef struct {
     int64_t *winner; /* position of the last update: assign */
     int64_t *zeros;  /* zero contributors: prod */
     double *pnz;     /* product of the non-zero contributors: prod */
+    size_t m;        /* entries of each array (the thread's targets, at least 1) */
 } sk_bwd_stats;
 
 typedef struct {
@@ -284,6 +285,7 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
         sk_partition(job.n, t, nt, &lo, &hi);
         size_t m = (size_t)(hi > lo ? hi - lo : 1);
         sk_bwd_stats *ts = &job.stat[t];
+        ts->m = m;
         sk_reduce r = p->reduce;
         bool bad = false;
         if (r == SK_REDUCE_SUM || r == SK_REDUCE_MEAN || r == SK_REDUCE_PROD)
@@ -315,14 +317,12 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
         sk_fail(st, "%s: out of memory for the backward scratch", p->op);
     }
     for (int t = 0; t < nt; t++) {
-        int64_t lo, hi;
-        sk_partition(job.n, t, nt, &lo, &hi);
-        size_t m = (size_t)(hi > lo ? hi - lo : 1);
-        sk_scratch_put(job.stat[t].cnt, m * sizeof(int64_t));
-        sk_scratch_put(job.stat[t].ties, m * sizeof(int64_t));
-        sk_scratch_put(job.stat[t].winner, m * sizeof(int64_t));
-        sk_scratch_put(job.stat[t].zeros, m * sizeof(int64_t));
-        sk_scratch_put(job.stat[t].pnz, m * sizeof(double));
+        const sk_bwd_stats *ts = &job.stat[t];
+        sk_scratch_put(ts->cnt, ts->m * sizeof(int64_t));
+        sk_scratch_put(ts->ties, ts->m * sizeof(int64_t));
+        sk_scratch_put(ts->winner, ts->m * sizeof(int64_t));
+        sk_scratch_put(ts->zeros, ts->m * sizeof(int64_t));
+        sk_scratch_put(ts->pnz, ts->m * sizeof(double));
     }
     sk_scratch_put(gd, n * ws);
     sk_scratch_put(xd, n * ws);

@@ -297,8 +297,8 @@ sk_status sk_masked_scatter_backward(const sk_tensor *grad_out, const sk_tensor 
         return st;
     if (grad_source) {
         if ((st = sk_check_tensor(op, "grad_source", grad_source))) return st;
-        if ((st = sk_check_out_as(op, "grad_source", grad_source, grad_out->dtype, grad_source->ndim,
-                               grad_source->shape, NULL, inputs, names, 3)))
+        if ((st = sk_check_out_as(op, "grad_source", grad_source, grad_out->dtype,
+                                  grad_source->ndim, grad_source->shape, NULL, inputs, names, 3)))
             return st;
     }
     sk_mask_job *job = malloc(sizeof *job);

@@ -166,11 +166,12 @@ sk_status sk_tensor_scatter_backward(const sk_tensor *grad_out, const sk_tensor 
     if ((st = sk_ts_validate(op, grad_out, grad_update, write_indices, axis, mode, &a))) return st;
     const sk_tensor *inputs[] = {grad_out, write_indices, grad_update};
     static const char *const names[] = {"grad_out", "write_indices", "grad_update"};
-    if ((st = sk_check_out_as(op, "grad_update", grad_update, grad_out->dtype, grad_update->ndim, grad_update->shape,
-                           NULL, inputs, names, 2)))
+    if ((st = sk_check_out_as(op, "grad_update", grad_update, grad_out->dtype, grad_update->ndim,
+                              grad_update->shape, NULL, inputs, names, 2)))
         return st;
-    if (grad_cache && (st = sk_check_out_as(op, "grad_cache", grad_cache, grad_out->dtype, grad_out->ndim,
-                                         grad_out->shape, NULL, inputs, names, 3)))
+    if (grad_cache && (st = sk_check_out_as(op, "grad_cache", grad_cache, grad_out->dtype,
+                                            grad_out->ndim, grad_out->shape, NULL, inputs, names,
+                                            3)))
         return st;
     int nthreads = sk_threads_for(opts);
     sk_tensor zero = sk_zero_scalar(grad_out->dtype);

@@ -171,6 +171,15 @@ typedef struct {
     bool stream;
 } sk_pairs_job;
 
+/* Pairs k in [k, npairs) one element at a time: src's element, then x's. */
+SK_INLINE void sk_pairs_scalar(char *o, const char *xr, const char *sr, int64_t k, int64_t npairs,
+                               size_t es) {
+    for (; k < npairs; k++) {
+        memcpy(o + 2 * k * es, sr + k * es, es);
+        memcpy(o + (2 * k + 1) * es, xr + (2 * k + 1) * es, es);
+    }
+}
+
 #if defined(__x86_64__) || defined(_M_X64)
 /* 16 bytes of out from 16 of x and 8 of src: src's elements spread to the
  * even lanes (unpack with zero), x keeps the odd lanes. */
@@ -189,33 +198,22 @@ SK_INLINE void sk_pairs_row(char *o, const char *xr, const char *sr, int64_t npa
     uint8_t mask[16];
     for (int b = 0; b < 16; b++) mask[b] = (size_t)b % (2 * es) >= es ? 0xFF : 0;
     const __m128i odd = _mm_loadu_si128((const __m128i *)(const void *)mask);
+    const bool nt = stream && ((uintptr_t)o & 15) == 0;
     int64_t per = (int64_t)(8 / es), k = 0; /* pairs per 16 bytes of out */
-    if (stream && ((uintptr_t)o & 15) == 0) {
-        for (; k + per <= npairs; k += per) {
-            __m128i xv = _mm_loadu_si128((const __m128i *)(const void *)(xr + 2 * k * es));
-            __m128i sv = _mm_loadl_epi64((const __m128i *)(const void *)(sr + k * es));
-            _mm_stream_si128((__m128i *)(void *)(o + 2 * k * es), sk_pairs_merge(xv, sv, odd, es));
-        }
-    } else {
-        for (; k + per <= npairs; k += per) {
-            __m128i xv = _mm_loadu_si128((const __m128i *)(const void *)(xr + 2 * k * es));
-            __m128i sv = _mm_loadl_epi64((const __m128i *)(const void *)(sr + k * es));
-            _mm_storeu_si128((__m128i *)(void *)(o + 2 * k * es), sk_pairs_merge(xv, sv, odd, es));
-        }
+    for (; k + per <= npairs; k += per) {
+        __m128i xv = _mm_loadu_si128((const __m128i *)(const void *)(xr + 2 * k * es));
+        __m128i sv = _mm_loadl_epi64((const __m128i *)(const void *)(sr + k * es));
+        __m128i *dst = (__m128i *)(void *)(o + 2 * k * es);
+        if (nt) _mm_stream_si128(dst, sk_pairs_merge(xv, sv, odd, es));
+        else _mm_storeu_si128(dst, sk_pairs_merge(xv, sv, odd, es));
     }
-    for (; k < npairs; k++) {
-        memcpy(o + 2 * k * es, sr + k * es, es);
-        memcpy(o + (2 * k + 1) * es, xr + (2 * k + 1) * es, es);
-    }
+    sk_pairs_scalar(o, xr, sr, k, npairs, es);
 }
 #else
 SK_INLINE void sk_pairs_row(char *o, const char *xr, const char *sr, int64_t npairs, size_t es,
                             bool stream) {
     (void)stream;
-    for (int64_t k = 0; k < npairs; k++) {
-        memcpy(o + 2 * k * es, sr + k * es, es);
-        memcpy(o + (2 * k + 1) * es, xr + (2 * k + 1) * es, es);
-    }
+    sk_pairs_scalar(o, xr, sr, 0, npairs, es);
 }
 #endif
 
@@ -402,15 +400,16 @@ static sk_status sk_view_scatter_backward(const char *op, const sk_tensor *grad_
     const sk_tensor *inputs[] = {grad_out, grad_x};
     static const char *const names[] = {"grad_out", "grad_x"};
     if (grad_x &&
-        (st = sk_check_out_as(op, "grad_x", grad_x, grad_out->dtype, grad_out->ndim, grad_out->shape, NULL, inputs, names, 1)))
+        (st = sk_check_out_as(op, "grad_x", grad_x, grad_out->dtype, grad_out->ndim,
+                              grad_out->shape, NULL, inputs, names, 1)))
         return st;
     if (grad_src) {
         if ((st = sk_check_tensor(op, "grad_src", grad_src))) return st;
         st = broadcast_src ? sk_check_broadcast(op, "grad_src", grad_src, gview.ndim, gview.shape)
                            : sk_check_shape(op, "grad_src", grad_src, gview.ndim, gview.shape);
         if (st) return st;
-        if ((st = sk_check_out_as(op, "grad_src", grad_src, grad_out->dtype, grad_src->ndim, grad_src->shape, NULL,
-                               inputs, names, 2)))
+        if ((st = sk_check_out_as(op, "grad_src", grad_src, grad_out->dtype, grad_src->ndim,
+                                  grad_src->shape, NULL, inputs, names, 2)))
             return st;
     }
     int nthreads = sk_threads_for(opts);
