@@ -1800,14 +1800,17 @@ static int32_t index_scatter_updates(const select_case *c, int64_t *shape) {
 
 /* index_add along the last axis with a long contiguous int64 index (W6):
  * float sums take their own loop over a wrapped uint16 copy of the index
- * (n <= 65536) or an int32 one. Same bits as a plain loop in index order;
- * out also as a column-major buffer (strided along the axis). */
+ * (n <= 65536) or an int32 one, float32 four rows at a time through an
+ * interleaved buffer when the scratch budget has room (7 rows: one group of
+ * four and three single rows; n and L not multiples of 4). Same bits as a
+ * plain loop in index order; out also as a column-major buffer (strided
+ * along the axis, one row at a time). */
 static void index_scatter_inner_sum(void) {
-    static const int64_t widths[] = {300, 70000};
+    static const int64_t widths[] = {301, 70001}, lengths[] = {1501, 190001};
     for (int wi = 0; wi < 2; wi++)
         for (int wide = 0; wide < 2; wide++)
             for (int colmajor = 0; colmajor < 2; colmajor++) {
-                const int64_t R = 3, n = widths[wi], L = 1500;
+                const int64_t R = 7, n = widths[wi], L = lengths[wi];
                 size_t es = wide ? 8 : 4;
                 char *x = malloc((size_t)(R * n) * es), *u = malloc((size_t)(R * L) * es);
                 char *out = malloc((size_t)(R * n) * es), *want = malloc((size_t)(R * n) * es);
