@@ -11,6 +11,7 @@
  * and float32 (rounded once into 16-bit types), in double for float64. */
 #include "cursor.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -241,10 +242,199 @@ static void sk_bwd_task(void *arg, int tid, int nthreads) {
     }
 }
 
-/* Copies a tensor into a row-major working array (see sk_bwd_job). */
-static void sk_to_work(const sk_tensor *t, void *dst, sk_dtype work_of) {
+/* ---- amax/amin over rows: a pass over the updates, not per target ----
+ *
+ * The row pattern (the index constant along a contiguous row of src, the
+ * targets of a row contiguous in out: message passing, index_add on axis 0)
+ * with amax or amin in float32/float64 (W13). The walk above makes every
+ * thread read all of src twice and reach each update's target at random in
+ * four arrays; here the work is split by update rows instead:
+ *   A. by targets (owner-computes): each thread reads the whole index but
+ *      only the rows of src whose targets it owns, compares them with the
+ *      result rows and counts the ties (atomic increments instead, with
+ *      rows split between threads, took 4 times as long: each is a full
+ *      barrier that waits for the misses in flight);
+ *   B. by targets: grad_x, then g / ties in place of g (rounded as the walk
+ *      rounds it), the share of each tie;
+ *   C. each row writes its grad_src row: the share where it equals the
+ *      result, else 0.
+ * Each gradient element is still computed once, by one thread, from the same
+ * operations as the walk: the same bits for any thread count. The target
+ * rows of the row AHEAD rows on are prefetched (random rows of out, shares).
+ * W13 backward in C, 2 threads: 30-40 against 550-690 ms. */
+typedef struct {
+    const sk_plan *p;
+    int64_t rows, len;
+    int32_t *ties;         /* per target, row-major like the working arrays */
+    void *share;           /* the working grad_out (gd), turned into shares in B */
+    const void *od, *xd;   /* working result and x (x: include_self only) */
+    sk_tensor *grad_x;
+    char *grad_src;
+    int64_t n;
+} sk_bwd_rows_job;
+
+/* Linear index of the first target of update row r, false when its index
+ * value is dropped (DROP/FILL modes). */
+SK_INLINE bool sk_bwd_row_target(const sk_plan *p, int64_t r, int64_t *lin) {
+    int64_t toff = 0;
+    *lin = r * p->linear_stride[0];
+    return sk_plan_resolve(p, r * p->index_stride[0], &toff, lin);
+}
+
+/* The first target of row r + ahead for a prefetch: raw value wrapped once,
+ * no mode (a bad value's address is never read: prefetches do not fault). */
+SK_INLINE uintptr_t sk_bwd_row_guess(const sk_plan *p, int64_t r) {
+    int64_t v = sk_load_index(p->index, p->index_is64, r * p->index_stride[0]);
+    if (v < 0) v += p->comp_size[0];
+    return (uintptr_t)(r * p->linear_stride[0]) + (uintptr_t)v * (uintptr_t)p->comp_linear_stride[0];
+}
+
+#define SK_BWD_ROWS(T, DT, N)                                                                     \
+    static void sk_bwd_rows_ties_##N(void *arg, int tid, int nthreads) {                          \
+        const sk_bwd_rows_job *job = arg;                                                         \
+        const sk_plan *p = job->p;                                                                \
+        const T *od = job->od;                                                                    \
+        int32_t *ties = job->ties;                                                                \
+        int64_t lo, hi, len = job->len;                                                           \
+        sk_partition(job->n, tid, nthreads, &lo, &hi);                                            \
+        enum { AHEAD = 16 };                                                                      \
+        for (int64_t r = 0; r < job->rows; r++) {                                                 \
+            if (r + AHEAD < job->rows) {                                                          \
+                uintptr_t t = sk_bwd_row_guess(p, r + AHEAD);                                     \
+                if (t >= (uintptr_t)lo && t < (uintptr_t)hi) {                                    \
+                    const char *q = (const char *)(od + t), *w = (const char *)(ties + t);        \
+                    for (int64_t b = 0; b < len * (int64_t)sizeof(T); b += 64) __builtin_prefetch(q + b); \
+                    for (int64_t b = 0; b < len * 4; b += 64) __builtin_prefetch(w + b);          \
+                }                                                                                 \
+            }                                                                                     \
+            int64_t lin;                                                                          \
+            if (!sk_bwd_row_target(p, r, &lin) || lin + len <= lo || lin >= hi) continue;         \
+            int64_t klo = lin < lo ? lo - lin : 0, khi = lin + len > hi ? hi - lin : len;         \
+            const T *src = (const T *)(const void *)p->dense + r * p->dense_stride[0];             \
+            const T *res = od + lin;                                                              \
+            for (int64_t k = klo; k < khi; k++)                                                   \
+                ties[lin + k] += src[k] == res[k] || (src[k] != src[k] && res[k] != res[k]);      \
+        }                                                                                         \
+    }                                                                                             \
+    static void sk_bwd_rows_share_##N(void *arg, int tid, int nthreads) {                         \
+        const sk_bwd_rows_job *job = arg;                                                         \
+        const sk_plan *p = job->p;                                                                \
+        T *share = job->share;                                                                    \
+        const T *od = job->od, *xd = job->xd;                                                     \
+        int64_t lo, hi;                                                                           \
+        sk_partition(job->n, tid, nthreads, &lo, &hi);                                            \
+        if (lo >= hi) return;                                                                     \
+        const sk_tensor *gx = job->grad_x;                                                        \
+        int64_t coord[SK_MAX_DIMS], off = 0, rem = lo;                                            \
+        if (gx)                                                                                   \
+            for (int32_t d = gx->ndim - 1; d >= 0; d--) {                                         \
+                coord[d] = rem % gx->shape[d];                                                    \
+                rem /= gx->shape[d];                                                              \
+                off += coord[d] * gx->strides[d];                                                 \
+            }                                                                                     \
+        for (int64_t t = lo; t < hi; t++) {                                                       \
+            int32_t ties = job->ties[t];                                                          \
+            T g = share[t];                                                                       \
+            T s = ties > 0 ? (T)((double)g / (double)ties) : g;                                   \
+            if (gx) {                                                                             \
+                T v;                                                                              \
+                if (p->include_self) v = sk_bwd_same((double)xd[t], (double)od[t]) ? s : (T)0;   \
+                else v = ties > 0 ? (T)0 : g;                                                     \
+                ((T *)gx->data)[off] = v;                                                         \
+                for (int32_t d = gx->ndim - 1; d >= 0; d--) {                                     \
+                    off += gx->strides[d];                                                        \
+                    if (++coord[d] < gx->shape[d]) break;                                         \
+                    off -= coord[d] * gx->strides[d];                                             \
+                    coord[d] = 0;                                                                 \
+                }                                                                                 \
+            }                                                                                     \
+            share[t] = s;                                                                         \
+        }                                                                                         \
+    }                                                                                             \
+    static void sk_bwd_rows_grad_##N(void *arg, int tid, int nthreads) {                          \
+        const sk_bwd_rows_job *job = arg;                                                         \
+        const sk_plan *p = job->p;                                                                \
+        const T *od = job->od, *share = job->share;                                               \
+        int64_t lo, hi, len = job->len;                                                           \
+        sk_partition(job->rows, tid, nthreads, &lo, &hi);                                         \
+        enum { AHEAD = 16 };                                                                      \
+        for (int64_t r = lo; r < hi; r++) {                                                       \
+            if (r + AHEAD < hi) {                                                                 \
+                uintptr_t t = sk_bwd_row_guess(p, r + AHEAD);                                     \
+                const char *q = (const char *)(od + t), *w = (const char *)(share + t);           \
+                for (int64_t b = 0; b < len * (int64_t)sizeof(T); b += 64) {                      \
+                    __builtin_prefetch(q + b);                                                    \
+                    __builtin_prefetch(w + b);                                                    \
+                }                                                                                 \
+            }                                                                                     \
+            T *restrict gs = (T *)(void *)job->grad_src + r * p->aux_stride[0];                   \
+            int64_t lin;                                                                          \
+            if (!sk_bwd_row_target(p, r, &lin)) {                                                 \
+                for (int64_t k = 0; k < len; k++) gs[k] = 0;                                      \
+                continue;                                                                         \
+            }                                                                                     \
+            const T *restrict src = (const T *)(const void *)p->dense + r * p->dense_stride[0];    \
+            const T *restrict res = od + lin, *restrict sh = share + lin;                         \
+            /* branch-free, so that it vectorizes: ties are as rare as targets (streaming         \
+             * stores into a large grad_src made no difference) */                                \
+            for (int64_t k = 0; k < len; k++) {                                                   \
+                T a = src[k], b = res[k], v = sh[k];                                              \
+                bool tie = (a == b) | ((a != a) & (b != b));                                      \
+                gs[k] = tie ? v : (T)0;                                                           \
+            }                                                                                     \
+        }                                                                                         \
+    }
+SK_BWD_ROWS(float, SK_DTYPE_FLOAT32, f32)
+SK_BWD_ROWS(double, SK_DTYPE_FLOAT64, f64)
+#undef SK_BWD_ROWS
+
+/* Whether the plan is the row pattern with amax/amin in float32/float64 (see
+ * above): one index component, constant along a contiguous inner dimension
+ * of src and grad_src whose targets are consecutive. */
+static bool sk_bwd_is_rows(const sk_plan *p) {
+    return p->ndim == 2 && p->ncomp == 1 && p->index_stride[1] == 0 && p->dense_stride[1] == 1 &&
+           p->aux_stride[1] == 1 && p->linear_stride[1] == 1 &&
+           (p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN) &&
+           (p->dtype == SK_DTYPE_FLOAT32 || p->dtype == SK_DTYPE_FLOAT64);
+}
+
+/* Runs phases A-C; false (nothing written) without memory for the tie counts. */
+static bool sk_bwd_run_rows(sk_bwd_rows_job *job, int nthreads) {
+    size_t bytes = (size_t)job->n * sizeof(int32_t);
+    job->ties = sk_scratch_get(bytes);
+    if (!job->ties) return false;
+    const sk_plan *p = job->p;
+    bool f32 = p->dtype == SK_DTYPE_FLOAT32;
+    for (int64_t t = 0; t < job->n; t++) { /* x is a contributor when include_self */
+        bool tie = p->include_self &&
+                   (f32 ? sk_bwd_same(((const float *)job->xd)[t], ((const float *)job->od)[t])
+                        : sk_bwd_same(((const double *)job->xd)[t], ((const double *)job->od)[t]));
+        job->ties[t] = tie ? 1 : 0;
+    }
+    int nt = sk_threads_for_work(nthreads, job->rows * job->len);
+    if (nt > SK_BWD_MAX_THREADS) nt = SK_BWD_MAX_THREADS;
+    sk_parallel_run(nt, f32 ? sk_bwd_rows_ties_f32 : sk_bwd_rows_ties_f64, job);
+    sk_parallel_run(nt, f32 ? sk_bwd_rows_share_f32 : sk_bwd_rows_share_f64, job);
+    if (job->grad_src) sk_parallel_run(nt, f32 ? sk_bwd_rows_grad_f32 : sk_bwd_rows_grad_f64, job);
+    sk_scratch_put(job->ties, bytes);
+    return true;
+}
+
+/* Copies a tensor into a row-major working array (see sk_bwd_job). Always
+ * a copy, even of a row-major float32 tensor: the scratch has huge pages,
+ * and the backward reaches targets at random (W13 with out read in place
+ * from 4 KiB pages: ties and grad_src phases 65-110 and 55-70 ms against
+ * 40-48 and 31-39 from the copy). float32/float64: the parallel copy. */
+static void sk_to_work(const sk_tensor *t, void *dst, sk_dtype work_of, int nthreads) {
     int64_t n = sk_tensor_numel(t), coord[SK_MAX_DIMS] = {0}, off = 0;
     size_t es = sk_dtype_size(t->dtype);
+    if (t->dtype == work_of && (work_of == SK_DTYPE_FLOAT32 || work_of == SK_DTYPE_FLOAT64)) {
+        sk_tensor w;
+        if (sk_tensor_init(&w, dst, work_of, t->ndim, t->shape, NULL) == SK_STATUS_OK) {
+            sk_copy_unchecked(t, &w, nthreads);
+            return;
+        }
+    }
     for (int64_t i = 0; i < n; i++) {
         double v = sk_load_f((const char *)t->data + (size_t)off * es, t->dtype);
         if (work_of == SK_DTYPE_FLOAT64) ((double *)dst)[i] = v;
@@ -280,7 +470,13 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
     void *xd = need_x ? sk_scratch_get(n * ws) : NULL;
     void *od = need_out ? sk_scratch_get(n * ws) : NULL;
     if (!gd || (need_x && !xd) || (need_out && !od)) st = SK_STATUS_OUT_OF_MEMORY;
-    for (int t = 0; t < nt && st == SK_STATUS_OK; t++) {
+    /* the row pattern with amax/amin when grad_src (if asked) is all covered
+     * by the updates; tie counts are ints (at most total + 1 contributors) */
+    bool covers = grad_src && sk_tensor_numel(grad_src) == job.total;
+    bool rows = st == SK_STATUS_OK && job.n > 0 && job.total > 0 && job.total < INT_MAX &&
+                sk_bwd_is_rows(p) && (covers || !grad_src);
+    int nstats = rows ? 0 : nt; /* the walk's per-thread statistics */
+    for (int t = 0; t < nstats && st == SK_STATUS_OK; t++) {
         int64_t lo, hi;
         sk_partition(job.n, t, nt, &lo, &hi);
         size_t m = (size_t)(hi > lo ? hi - lo : 1);
@@ -300,9 +496,16 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
         if (bad) st = SK_STATUS_OUT_OF_MEMORY;
     }
     if (st == SK_STATUS_OK) {
-        sk_to_work(grad_out, gd, p->dtype);
-        if (xd) sk_to_work(x, xd, p->dtype);
-        if (od) sk_to_work(out, od, p->dtype);
+        sk_to_work(grad_out, gd, p->dtype, nthreads);
+        if (xd) sk_to_work(x, xd, p->dtype, nthreads);
+        if (od) sk_to_work(out, od, p->dtype, nthreads);
+        sk_bwd_rows_job rj = {p, p->shape[0], p->shape[1], NULL, gd, od, xd, grad_x,
+                              covers ? grad_src->data : NULL, job.n};
+        if (rows && sk_bwd_run_rows(&rj, nthreads)) goto done;
+        if (rows) { /* no memory for the tie counts: the walk after all */
+            st = sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory for the backward scratch", p->op);
+            goto done;
+        }
         job.gd = gd;
         job.xd = xd;
         job.od = od;
@@ -316,7 +519,8 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
     } else {
         sk_fail(st, "%s: out of memory for the backward scratch", p->op);
     }
-    for (int t = 0; t < nt; t++) {
+done:
+    for (int t = 0; t < nstats; t++) {
         const sk_bwd_stats *ts = &job.stat[t];
         sk_scratch_put(ts->cnt, ts->m * sizeof(int64_t));
         sk_scratch_put(ts->ties, ts->m * sizeof(int64_t));
