@@ -242,32 +242,36 @@ static void sk_bwd_task(void *arg, int tid, int nthreads) {
     }
 }
 
-/* ---- amax/amin over rows: a pass over the updates, not per target ----
+/* ---- sum, mean, amax, amin over rows: passes over rows, not per target ----
  *
  * The row pattern (the index constant along a contiguous row of src, the
  * targets of a row contiguous in out: message passing, index_add on axis 0)
- * with amax or amin in float32/float64 (W13). The walk above makes every
- * thread read all of src twice and reach each update's target at random in
- * four arrays; here the work is split by update rows instead:
- *   A. by targets (owner-computes): each thread reads the whole index but
- *      only the rows of src whose targets it owns, compares them with the
- *      result rows and counts the ties (atomic increments instead, with
- *      rows split between threads, took 4 times as long: each is a full
- *      barrier that waits for the misses in flight);
- *   B. by targets: grad_x, then g / ties in place of g (rounded as the walk
- *      rounds it), the share of each tie;
- *   C. each row writes its grad_src row: the share where it equals the
- *      result, else 0.
+ * in float32/float64 (W13 is amax). The walk above makes every thread read
+ * all of src twice and reach each update's target at random in four arrays;
+ * here:
+ *   A. by targets (owner-computes): each thread reads the whole index and
+ *      counts, for the targets it owns, the contributors (sum without self,
+ *      mean; src is not read) or the ties with the result (amax/amin: only
+ *      the rows of src it owns are read). Relaxed atomic increments with
+ *      rows split between threads instead took 4 times as long: each is a
+ *      full barrier that waits for the misses in flight;
+ *   B. by targets: grad_x, then each target's share of its gradient in
+ *      place of g (g / ties, g / (count + self), rounded as the walk rounds
+ *      them; g for sum);
+ *   C. by update rows: each writes its grad_src row, the share of its
+ *      targets (amax/amin: where it equals the result, else 0).
  * Each gradient element is still computed once, by one thread, from the same
  * operations as the walk: the same bits for any thread count. The target
- * rows of the row AHEAD rows on are prefetched (random rows of out, shares).
- * W13 backward in C, 2 threads: 30-40 against 550-690 ms. */
+ * rows of the row AHEAD rows on are prefetched. W13 backward in C, 2
+ * threads: 80-100 against 550-690 ms; sum without self 30-40 against
+ * 180-300. */
 typedef struct {
     const sk_plan *p;
     int64_t rows, len;
-    int32_t *ties;         /* per target, row-major like the working arrays */
+    int32_t *cnt;          /* per target (row-major like the working arrays):
+                            * ties (amax/amin) or contributors; NULL: sum with self */
     void *share;           /* the working grad_out (gd), turned into shares in B */
-    const void *od, *xd;   /* working result and x (x: include_self only) */
+    const void *od, *xd;   /* working result and x (amax/amin; x: include_self only) */
     sk_tensor *grad_x;
     char *grad_src;
     int64_t n;
@@ -289,12 +293,18 @@ SK_INLINE uintptr_t sk_bwd_row_guess(const sk_plan *p, int64_t r) {
     return (uintptr_t)(r * p->linear_stride[0]) + (uintptr_t)v * (uintptr_t)p->comp_linear_stride[0];
 }
 
+SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, size_t es) {
+    const char *q = (const char *)base + at * es;
+    for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(q + b);
+}
+
 #define SK_BWD_ROWS(T, DT, N)                                                                     \
-    static void sk_bwd_rows_ties_##N(void *arg, int tid, int nthreads) {                          \
+    static void sk_bwd_rows_count_##N(void *arg, int tid, int nthreads) {                         \
         const sk_bwd_rows_job *job = arg;                                                         \
         const sk_plan *p = job->p;                                                                \
         const T *od = job->od;                                                                    \
-        int32_t *ties = job->ties;                                                                \
+        int32_t *cnt = job->cnt;                                                                  \
+        bool ties = p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN;                   \
         int64_t lo, hi, len = job->len;                                                           \
         sk_partition(job->n, tid, nthreads, &lo, &hi);                                            \
         enum { AHEAD = 16 };                                                                      \
@@ -302,18 +312,22 @@ SK_INLINE uintptr_t sk_bwd_row_guess(const sk_plan *p, int64_t r) {
             if (r + AHEAD < job->rows) {                                                          \
                 uintptr_t t = sk_bwd_row_guess(p, r + AHEAD);                                     \
                 if (t >= (uintptr_t)lo && t < (uintptr_t)hi) {                                    \
-                    const char *q = (const char *)(od + t), *w = (const char *)(ties + t);        \
-                    for (int64_t b = 0; b < len * (int64_t)sizeof(T); b += 64) __builtin_prefetch(q + b); \
-                    for (int64_t b = 0; b < len * 4; b += 64) __builtin_prefetch(w + b);          \
+                    if (ties) sk_bwd_prefetch(od, t, (size_t)len * sizeof(T), sizeof(T));         \
+                    sk_bwd_prefetch(cnt, t, (size_t)len * 4, 4);                                  \
                 }                                                                                 \
             }                                                                                     \
             int64_t lin;                                                                          \
             if (!sk_bwd_row_target(p, r, &lin) || lin + len <= lo || lin >= hi) continue;         \
             int64_t klo = lin < lo ? lo - lin : 0, khi = lin + len > hi ? hi - lin : len;         \
+            int32_t *c = cnt + lin;                                                               \
+            if (!ties) {                                                                          \
+                for (int64_t k = klo; k < khi; k++) c[k]++;                                       \
+                continue;                                                                         \
+            }                                                                                     \
             const T *src = (const T *)(const void *)p->dense + r * p->dense_stride[0];             \
             const T *res = od + lin;                                                              \
             for (int64_t k = klo; k < khi; k++)                                                   \
-                ties[lin + k] += src[k] == res[k] || (src[k] != src[k] && res[k] != res[k]);      \
+                c[k] += src[k] == res[k] || (src[k] != src[k] && res[k] != res[k]);               \
         }                                                                                         \
     }                                                                                             \
     static void sk_bwd_rows_share_##N(void *arg, int tid, int nthreads) {                         \
@@ -321,6 +335,8 @@ SK_INLINE uintptr_t sk_bwd_row_guess(const sk_plan *p, int64_t r) {
         const sk_plan *p = job->p;                                                                \
         T *share = job->share;                                                                    \
         const T *od = job->od, *xd = job->xd;                                                     \
+        bool self = p->include_self, mean = p->reduce == SK_REDUCE_MEAN;                          \
+        bool amx = p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN;                    \
         int64_t lo, hi;                                                                           \
         sk_partition(job->n, tid, nthreads, &lo, &hi);                                            \
         if (lo >= hi) return;                                                                     \
@@ -333,39 +349,37 @@ SK_INLINE uintptr_t sk_bwd_row_guess(const sk_plan *p, int64_t r) {
                 off += coord[d] * gx->strides[d];                                                 \
             }                                                                                     \
         for (int64_t t = lo; t < hi; t++) {                                                       \
-            int32_t ties = job->ties[t];                                                          \
-            T g = share[t];                                                                       \
-            T s = ties > 0 ? (T)((double)g / (double)ties) : g;                                   \
-            if (gx) {                                                                             \
-                T v;                                                                              \
-                if (p->include_self) v = sk_bwd_same((double)xd[t], (double)od[t]) ? s : (T)0;   \
-                else v = ties > 0 ? (T)0 : g;                                                     \
-                ((T *)gx->data)[off] = v;                                                         \
-                for (int32_t d = gx->ndim - 1; d >= 0; d--) {                                     \
-                    off += gx->strides[d];                                                        \
-                    if (++coord[d] < gx->shape[d]) break;                                         \
-                    off -= coord[d] * gx->strides[d];                                             \
-                    coord[d] = 0;                                                                 \
-                }                                                                                 \
-            }                                                                                     \
+            int32_t c = job->cnt ? job->cnt[t] : 0;                                               \
+            T g = share[t], s = g, v;                                                             \
+            if (amx && c > 0) s = (T)((double)g / (double)c);                                     \
+            if (mean) s = (T)((double)g / (double)(c + (self ? 1 : 0)));                          \
+            if (amx && self) v = sk_bwd_same((double)xd[t], (double)od[t]) ? s : (T)0;            \
+            else if (self) v = s; /* sum, mean: x is a contributor */                             \
+            else v = c > 0 ? (T)0 : g; /* replaced when touched, else passed through */           \
             share[t] = s;                                                                         \
+            if (!gx) continue;                                                                    \
+            ((T *)gx->data)[off] = v;                                                             \
+            for (int32_t d = gx->ndim - 1; d >= 0; d--) {                                         \
+                off += gx->strides[d];                                                            \
+                if (++coord[d] < gx->shape[d]) break;                                             \
+                off -= coord[d] * gx->strides[d];                                                 \
+                coord[d] = 0;                                                                     \
+            }                                                                                     \
         }                                                                                         \
     }                                                                                             \
     static void sk_bwd_rows_grad_##N(void *arg, int tid, int nthreads) {                          \
         const sk_bwd_rows_job *job = arg;                                                         \
         const sk_plan *p = job->p;                                                                \
         const T *od = job->od, *share = job->share;                                               \
+        bool amx = p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN;                    \
         int64_t lo, hi, len = job->len;                                                           \
         sk_partition(job->rows, tid, nthreads, &lo, &hi);                                         \
         enum { AHEAD = 16 };                                                                      \
         for (int64_t r = lo; r < hi; r++) {                                                       \
             if (r + AHEAD < hi) {                                                                 \
                 uintptr_t t = sk_bwd_row_guess(p, r + AHEAD);                                     \
-                const char *q = (const char *)(od + t), *w = (const char *)(share + t);           \
-                for (int64_t b = 0; b < len * (int64_t)sizeof(T); b += 64) {                      \
-                    __builtin_prefetch(q + b);                                                    \
-                    __builtin_prefetch(w + b);                                                    \
-                }                                                                                 \
+                if (amx) sk_bwd_prefetch(od, t, (size_t)len * sizeof(T), sizeof(T));              \
+                sk_bwd_prefetch(share, t, (size_t)len * sizeof(T), sizeof(T));                    \
             }                                                                                     \
             T *restrict gs = (T *)(void *)job->grad_src + r * p->aux_stride[0];                   \
             int64_t lin;                                                                          \
@@ -373,8 +387,13 @@ SK_INLINE uintptr_t sk_bwd_row_guess(const sk_plan *p, int64_t r) {
                 for (int64_t k = 0; k < len; k++) gs[k] = 0;                                      \
                 continue;                                                                         \
             }                                                                                     \
+            const T *restrict sh = share + lin;                                                   \
+            if (!amx) {                                                                           \
+                for (int64_t k = 0; k < len; k++) gs[k] = sh[k];                                  \
+                continue;                                                                         \
+            }                                                                                     \
             const T *restrict src = (const T *)(const void *)p->dense + r * p->dense_stride[0];    \
-            const T *restrict res = od + lin, *restrict sh = share + lin;                         \
+            const T *restrict res = od + lin;                                                     \
             /* branch-free, so that it vectorizes: ties are as rare as targets (streaming         \
              * stores into a large grad_src made no difference) */                                \
             for (int64_t k = 0; k < len; k++) {                                                   \
@@ -388,35 +407,41 @@ SK_BWD_ROWS(float, SK_DTYPE_FLOAT32, f32)
 SK_BWD_ROWS(double, SK_DTYPE_FLOAT64, f64)
 #undef SK_BWD_ROWS
 
-/* Whether the plan is the row pattern with amax/amin in float32/float64 (see
- * above): one index component, constant along a contiguous inner dimension
- * of src and grad_src whose targets are consecutive. */
+/* Whether the plan is the row pattern with sum, mean, amax or amin in
+ * float32/float64 (see above): one index component, constant along a
+ * contiguous inner dimension of grad_src (and of src, which only amax/amin
+ * read: the bindings pass sum and mean a broadcast stand-in) whose targets
+ * are consecutive. */
 static bool sk_bwd_is_rows(const sk_plan *p) {
-    return p->ndim == 2 && p->ncomp == 1 && p->index_stride[1] == 0 && p->dense_stride[1] == 1 &&
-           p->aux_stride[1] == 1 && p->linear_stride[1] == 1 &&
-           (p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN) &&
+    bool amx = p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN;
+    return p->ndim == 2 && p->ncomp == 1 && p->index_stride[1] == 0 && p->aux_stride[1] == 1 &&
+           p->linear_stride[1] == 1 && (amx ? p->dense_stride[1] == 1 : true) &&
+           (amx || p->reduce == SK_REDUCE_SUM || p->reduce == SK_REDUCE_MEAN) &&
            (p->dtype == SK_DTYPE_FLOAT32 || p->dtype == SK_DTYPE_FLOAT64);
 }
 
-/* Runs phases A-C; false (nothing written) without memory for the tie counts. */
+/* Runs phases A-C; false (nothing written) without memory for the counts. */
 static bool sk_bwd_run_rows(sk_bwd_rows_job *job, int nthreads) {
-    size_t bytes = (size_t)job->n * sizeof(int32_t);
-    job->ties = sk_scratch_get(bytes);
-    if (!job->ties) return false;
     const sk_plan *p = job->p;
     bool f32 = p->dtype == SK_DTYPE_FLOAT32;
-    for (int64_t t = 0; t < job->n; t++) { /* x is a contributor when include_self */
-        bool tie = p->include_self &&
-                   (f32 ? sk_bwd_same(((const float *)job->xd)[t], ((const float *)job->od)[t])
-                        : sk_bwd_same(((const double *)job->xd)[t], ((const double *)job->od)[t]));
-        job->ties[t] = tie ? 1 : 0;
+    bool amx = p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN;
+    bool counted = !(p->reduce == SK_REDUCE_SUM && p->include_self);
+    size_t bytes = (size_t)job->n * sizeof(int32_t);
+    if (counted && !(job->cnt = sk_scratch_get(bytes))) return false;
+    if (counted && amx) {
+        for (int64_t t = 0; t < job->n; t++) /* x is a contributor when include_self */
+            job->cnt[t] = p->include_self &&
+                          (f32 ? sk_bwd_same(((const float *)job->xd)[t], ((const float *)job->od)[t])
+                               : sk_bwd_same(((const double *)job->xd)[t], ((const double *)job->od)[t]));
+    } else if (counted) {
+        memset(job->cnt, 0, bytes);
     }
     int nt = sk_threads_for_work(nthreads, job->rows * job->len);
     if (nt > SK_BWD_MAX_THREADS) nt = SK_BWD_MAX_THREADS;
-    sk_parallel_run(nt, f32 ? sk_bwd_rows_ties_f32 : sk_bwd_rows_ties_f64, job);
+    if (counted) sk_parallel_run(nt, f32 ? sk_bwd_rows_count_f32 : sk_bwd_rows_count_f64, job);
     sk_parallel_run(nt, f32 ? sk_bwd_rows_share_f32 : sk_bwd_rows_share_f64, job);
     if (job->grad_src) sk_parallel_run(nt, f32 ? sk_bwd_rows_grad_f32 : sk_bwd_rows_grad_f64, job);
-    sk_scratch_put(job->ties, bytes);
+    if (counted) sk_scratch_put(job->cnt, bytes);
     return true;
 }
 
@@ -470,8 +495,8 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
     void *xd = need_x ? sk_scratch_get(n * ws) : NULL;
     void *od = need_out ? sk_scratch_get(n * ws) : NULL;
     if (!gd || (need_x && !xd) || (need_out && !od)) st = SK_STATUS_OUT_OF_MEMORY;
-    /* the row pattern with amax/amin when grad_src (if asked) is all covered
-     * by the updates; tie counts are ints (at most total + 1 contributors) */
+    /* the row pattern (sum, mean, amax, amin) when grad_src (if asked) is all
+     * covered by the updates; counts are ints (at most total + 1 contributors) */
     bool covers = grad_src && sk_tensor_numel(grad_src) == job.total;
     bool rows = st == SK_STATUS_OK && job.n > 0 && job.total > 0 && job.total < INT_MAX &&
                 sk_bwd_is_rows(p) && (covers || !grad_src);
@@ -502,7 +527,7 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
         sk_bwd_rows_job rj = {p, p->shape[0], p->shape[1], NULL, gd, od, xd, grad_x,
                               covers ? grad_src->data : NULL, job.n};
         if (rows && sk_bwd_run_rows(&rj, nthreads)) goto done;
-        if (rows) { /* no memory for the tie counts: the walk after all */
+        if (rows) { /* no memory for the counts */
             st = sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory for the backward scratch", p->op);
             goto done;
         }

@@ -739,46 +739,55 @@ def test_tensor_scatter_gradcheck(case, rng):
 # --------------------------------------------------------------------------
 # amax/amin over rows (message passing): the backward's pass over update rows
 # --------------------------------------------------------------------------
-def _rows_reference(x, u, rows_target, res, g, include_self):
-    """SPEC's even split written out in NumPy (float64 arithmetic, shares
-    rounded once to the dtype): rows_target[i] is update row i's target row
-    (-1: dropped). NaN ties with NaN. Returns (grad_x, grad_u)."""
+def _rows_reference(x, u, rows_target, res, g, reduce, include_self):
+    """SPEC's rules written out in NumPy (float64 arithmetic, shares rounded
+    once to the dtype): rows_target[i] is update row i's target row (-1:
+    dropped). amax/amin split among ties, NaN ties with NaN; mean divides by
+    the contributors. Returns (grad_x, grad_u)."""
     def same(a, b):
         return (a == b) | (np.isnan(a) & np.isnan(b))
     xn, un, rn, gn = (t.numpy() for t in (x, u, res, g))
     ok = rows_target >= 0
     t = np.where(ok, rows_target, 0)
-    tie_u = same(un, rn[t]) & ok[:, None]
-    ties = np.zeros(rn.shape, np.int64)
-    if include_self:
-        ties += same(xn, rn)
-    np.add.at(ties, t[ok], tie_u[ok].astype(np.int64))
-    share = np.where(ties > 0, gn.astype(np.float64) / np.maximum(ties, 1), gn).astype(xn.dtype)
-    gu = np.where(tie_u, share[t], 0).astype(xn.dtype)
-    if include_self:
-        gx = np.where(same(xn, rn), share, 0).astype(xn.dtype)
+    amx = reduce in ("amax", "amin")
+    hit = (same(un, rn[t]) if amx else np.ones(un.shape, bool)) & ok[:, None]
+    cnt = np.zeros(rn.shape, np.int64)
+    if include_self and amx:
+        cnt += same(xn, rn)
+    np.add.at(cnt, t[ok], hit[ok].astype(np.int64))
+    g64 = gn.astype(np.float64)
+    if amx:
+        share = np.where(cnt > 0, g64 / np.maximum(cnt, 1), g64).astype(xn.dtype)
+    elif reduce == "mean":
+        share = (g64 / (cnt + (1 if include_self else 0))).astype(xn.dtype)
     else:
-        gx = np.where(ties > 0, 0, gn).astype(xn.dtype)
+        share = gn
+    gu = np.where(hit, share[t], 0).astype(xn.dtype)
+    if include_self:
+        gx = np.where(same(xn, rn), share, 0).astype(xn.dtype) if amx else share
+    else:
+        gx = np.where(cnt > 0, 0, gn).astype(xn.dtype)
     return gx, gu
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-@pytest.mark.parametrize("reduce", ["amax", "amin"])
+@pytest.mark.parametrize("reduce", ["sum", "mean", "amax", "amin"])
 @pytest.mark.parametrize("include_self", [True, False])
 @pytest.mark.parametrize("mode", ["error", "clip", "drop"])
-def test_rows_amax_backward(dtype, reduce, include_self, mode, rng, restore_threads):
-    """index_scatter on axis 0 and scatter with an expanded 1-d index, amax
-    and amin, many update rows into 7 target rows of 3 (a row of targets
-    straddles the split between threads), values from {0, 1, 2} with NaNs
-    (ties everywhere), out-of-range values for clip/drop: the gradients
-    equal the written-out rule exactly, with the same bits at 1 and 2
-    threads."""
+def test_rows_backward(dtype, reduce, include_self, mode, rng, restore_threads):
+    """index_scatter on axis 0 and scatter with an expanded 1-d index (the
+    backward's passes over rows), many update rows into 7 target rows of 3
+    (a row of targets straddles the split between threads), values from
+    {0, 1, 2} with NaNs (ties everywhere), out-of-range values for
+    clip/drop: the gradients equal the written-out rules exactly, with the
+    same bits at 1 and 2 threads."""
     import scatterkit as sk
     T, C, N = 7, 3, 30001
     x = torch.tensor(rng.integers(0, 3, (T, C)), dtype=dtype)
     u = torch.tensor(rng.integers(0, 3, (N, C)), dtype=dtype)
-    u[rng.integers(0, N, 50), rng.integers(0, C, 50)] = float("nan")
-    x[1, 2] = float("nan")
+    if reduce in ("amax", "amin"):
+        u[rng.integers(0, N, 50), rng.integers(0, C, 50)] = float("nan")
+        x[1, 2] = float("nan")
     lo, hi = (-T, T) if mode == "error" else (-T - 3, T + 3)
     i1 = torch.from_numpy(rng.integers(lo, hi, N))
     raw = i1.numpy()
@@ -801,6 +810,6 @@ def test_rows_amax_backward(dtype, reduce, include_self, mode, rng, restore_thre
         (y, gx, gu), (y2, gx2, gu2) = grads_by_threads
         for p, q in [(gx, gx2), (gu, gu2)]:
             assert torch.equal(p.view(torch.uint8), q.view(torch.uint8)), name
-        want_x, want_u = _rows_reference(x, u, rows_target, y, g, include_self)
+        want_x, want_u = _rows_reference(x, u, rows_target, y, g, reduce, include_self)
         np.testing.assert_array_equal(gx.numpy(), want_x, err_msg=name)
         np.testing.assert_array_equal(gu.numpy(), want_u, err_msg=name)
