@@ -37,7 +37,8 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:ha
   ctest --test-dir build/asan --output-on-failure -j "$JOBS"
 
 step "install test (find_package and pkg-config)"
-bash tests/install/test_install.sh
+# installs the Release build of step 2 (reconfigured with a temporary prefix)
+SK_INSTALL_BUILD_DIR="$PWD/build/ctest" bash tests/install/test_install.sh
 
 step "Python tests (pytest)"
 python3 -m pytest tests/python -q -p no:cacheprovider

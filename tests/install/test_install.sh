@@ -6,6 +6,10 @@
 # (Debian/Ubuntu: apt-get install -y pkg-config).
 #
 # Usage: tests/install/test_install.sh [extra cmake configure arguments]
+# With SK_INSTALL_BUILD_DIR set to an existing Release build directory (the
+# test suite passes its ctest build), that build is reconfigured with the
+# temporary prefix and installed instead of building the library again: the
+# prefix changes no compile flag, so nothing is recompiled.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,13 +28,19 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/sk-install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 prefix="$work/prefix"
 
-echo "== configure, build and install the library into $prefix"
-cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DSK_BUILD_TESTS=OFF \
-    -DCMAKE_INSTALL_PREFIX="$prefix" "$@" >"$work/configure.log" 2>&1 ||
-    { cat "$work/configure.log"; exit 1; }
-cmake --build "$work/build" -j "$jobs" >"$work/build.log" 2>&1 ||
+build=${SK_INSTALL_BUILD_DIR:-$work/build}
+echo "== configure, build and install the library into $prefix (build: $build)"
+if [ -n "${SK_INSTALL_BUILD_DIR:-}" ]; then
+    cmake -S "$src" -B "$build" -DCMAKE_INSTALL_PREFIX="$prefix" "$@" >"$work/configure.log" 2>&1 ||
+        { cat "$work/configure.log"; exit 1; }
+else
+    cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSK_BUILD_TESTS=OFF \
+        -DCMAKE_INSTALL_PREFIX="$prefix" "$@" >"$work/configure.log" 2>&1 ||
+        { cat "$work/configure.log"; exit 1; }
+fi
+cmake --build "$build" -j "$jobs" >"$work/build.log" 2>&1 ||
     { cat "$work/build.log"; exit 1; }
-cmake --install "$work/build" >"$work/install.log" 2>&1 ||
+cmake --install "$build" >"$work/install.log" 2>&1 ||
     { cat "$work/install.log"; exit 1; }
 
 # The library directory depends on the platform (lib, lib64, lib/<triplet>):
