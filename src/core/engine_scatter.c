@@ -54,6 +54,7 @@ typedef struct {
      * per thread (sk_inner_sum4 below); NULL: one row at a time */
     float *inner_rows;
     int64_t inner_rows_stride; /* floats per thread in inner_rows */
+    int64_t inner_rows_end;    /* linear end of the plan's rows (shape[0] rows of n) */
 } sk_scatter_job;
 
 /* ---- per-dtype arithmetic (value semantics in the accumulation type) ---- */
@@ -544,13 +545,13 @@ SK_INNER_SUM_ROW(double, int32_t)
  * time. W6 in C at 1 thread: 2.4-2.6 against 4.4-5.0 ms. */
 #if defined(__x86_64__) || defined(_M_X64)
 #define SK_INNER_SUM4(IT)                                                                          \
-    SK_HOT static void sk_inner_sum4_##IT(float *const o[4], const float *const u[4],               \
-                                          const IT *restrict ix, int64_t L, int64_t n,             \
-                                          float *restrict sc) {                                    \
+    SK_HOT static void sk_inner_sum4_##IT(float *const o[4], const float *const from[4],            \
+                                          const float *const u[4], const IT *restrict ix,          \
+                                          int64_t L, int64_t n, float *restrict sc) {              \
         int64_t k = 0;                                                                             \
         for (; k + 4 <= n; k += 4) {                                                               \
-            __m128 a = _mm_loadu_ps(o[0] + k), b = _mm_loadu_ps(o[1] + k);                         \
-            __m128 c = _mm_loadu_ps(o[2] + k), d = _mm_loadu_ps(o[3] + k);                         \
+            __m128 a = _mm_loadu_ps(from[0] + k), b = _mm_loadu_ps(from[1] + k);                   \
+            __m128 c = _mm_loadu_ps(from[2] + k), d = _mm_loadu_ps(from[3] + k);                   \
             _MM_TRANSPOSE4_PS(a, b, c, d);                                                         \
             _mm_store_ps(sc + 4 * k, a);                                                           \
             _mm_store_ps(sc + 4 * k + 4, b);                                                       \
@@ -558,7 +559,7 @@ SK_INNER_SUM_ROW(double, int32_t)
             _mm_store_ps(sc + 4 * k + 12, d);                                                      \
         }                                                                                          \
         for (; k < n; k++)                                                                         \
-            for (int q = 0; q < 4; q++) sc[4 * k + q] = o[q][k];                                   \
+            for (int q = 0; q < 4; q++) sc[4 * k + q] = from[q][k];                                \
         int64_t j = 0;                                                                             \
         for (; j + 4 <= L; j += 4) {                                                               \
             __m128 a = _mm_loadu_ps(u[0] + j), b = _mm_loadu_ps(u[1] + j);                         \
@@ -620,19 +621,24 @@ static void sk_inner_sum(const sk_scatter_job *job, int tid, int64_t clo, int64_
         if (job->inner_rows && r + 4 <= rows && SK_IN_RANGE(r + 1) && SK_IN_RANGE(r + 2) &&
             SK_IN_RANGE(r + 3)) {
             float *o[4];
-            const float *u[4];
+            const float *from[4], *u[4];
             for (int q = 0; q < 4; q++) {
                 o[q] = (float *)(void *)p->target + (r + q) * p->target_stride[0];
                 u[q] = (const float *)(const void *)p->dense + (r + q) * p->dense_stride[0];
+                /* out != x: the rows are read from x into the buffer, with no
+                 * copy into out first */
+                from[q] = job->copy_src ? (const float *)(const void *)job->copy_src + (r + q) * ls : o[q];
             }
             float *sc = job->inner_rows + (int64_t)tid * job->inner_rows_stride;
-            if (i16) sk_inner_sum4_uint16_t(o, u, ix, L, n, sc);
-            else sk_inner_sum4_int32_t(o, u, ix, L, n, sc);
+            if (i16) sk_inner_sum4_uint16_t(o, from, u, ix, L, n, sc);
+            else sk_inner_sum4_int32_t(o, from, u, ix, L, n, sc);
             r += 4;
             continue;
         }
 #endif
         float *o = (float *)(void *)p->target + r * p->target_stride[0];
+        if (job->inner_rows && job->copy_src) /* a single row: copied here (see the claim loop) */
+            memcpy(o, job->copy_src + (size_t)(r * ls) * sizeof(float), (size_t)n * sizeof(float));
         const float *u = (const float *)(const void *)p->dense + r * p->dense_stride[0];
         if (i16) sk_inner_sum_row_float_uint16_t(o, u, ix, L, cts);
         else sk_inner_sum_row_float_int32_t(o, u, ix, L, cts);
@@ -649,9 +655,12 @@ static void sk_scatter_task(void *arg, int tid, int nthreads) {
             int64_t clo = atomic_fetch_add(&job->next_chunk, 1) * job->chunk;
             if (clo >= job->target_numel) return;
             int64_t chi = clo + job->chunk < job->target_numel ? clo + job->chunk : job->target_numel;
-            if (job->copy_src)
-                memcpy((char *)p->out->data + (size_t)clo * p->elem_size,
-                       job->copy_src + (size_t)clo * p->elem_size, (size_t)(chi - clo) * p->elem_size);
+            /* with the four-row buffers, sk_inner_sum copies the plan's rows
+             * itself; only targets past them (a smaller index) are copied here */
+            int64_t cfrom = job->inner_rows && clo < job->inner_rows_end ? job->inner_rows_end : clo;
+            if (job->copy_src && cfrom < chi)
+                memcpy((char *)p->out->data + (size_t)cfrom * p->elem_size,
+                       job->copy_src + (size_t)cfrom * p->elem_size, (size_t)(chi - cfrom) * p->elem_size);
             if (job->inner_index) sk_inner_sum(job, tid, clo, chi);
             else job->pass(p, clo, chi, NULL, NULL);
         }
@@ -1155,6 +1164,7 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
                     index_copy_bytes + rows_bytes <= 16u * (size_t)len &&
                     (job.inner_rows = sk_scratch_get(rows_bytes))) {
                     job.inner_rows_stride = 4 * n;
+                    job.inner_rows_end = p->shape[0] * n;
                     inner_rows_bytes = rows_bytes;
                     job.chunk = (fused / n + 3) / 4 * 4 * n;
                 }

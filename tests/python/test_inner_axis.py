@@ -96,3 +96,26 @@ def test_inner_axis_three_dims(restore_threads):
     i = index_values(rng, (L,), N, "error", "int64")
     got = _all_threads(lambda: sk.index_scatter(x, i, u, 2, reduce="amin"))
     assert_same(got, ref_index_scatter(x, i, u, 2, "amin"))
+
+
+def test_inner_axis_fewer_index_rows(restore_threads):
+    """scatter along the last axis with an index broadcast over 6 of x's 9
+    rows, float32 sum (the four-row buffers read the plan's rows from x;
+    rows 6-8 of out are plain copies of x, made by the claim loop) and the
+    same with out given and with x's rows strided."""
+    rng = np.random.default_rng(6)
+    x = torch.as_tensor(values(rng, (9, N), "float32"))
+    src = torch.as_tensor(values(rng, (6, L), "float32"))
+    i = torch.as_tensor(index_values(rng, (L,), N, "error", "int64"))
+    ie = i[None, :].expand(6, L)
+    want = x.clone()
+    want[:6].index_add_(1, i % N, src)  # the same adds in index order
+    got = _all_threads(lambda: sk.scatter(x, ie, src, 1, reduce="sum"))
+    assert_same(got, want)
+    out = torch.full_like(x, 7.0)
+    _all_threads(lambda: sk.scatter(x, ie, src, 1, reduce="sum", out=out))
+    assert_same(out, want)
+    xs = torch.as_tensor(values(rng, (18, N), "float32"))[::2]
+    want = xs.clone()
+    want[:6].index_add_(1, i % N, src)
+    assert_same(_all_threads(lambda: sk.scatter(xs, ie, src, 1, reduce="sum")), want)
