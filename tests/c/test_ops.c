@@ -21,6 +21,7 @@
 
 #if defined(__GNUC__)
 #pragma weak sk_copy
+#pragma weak sk_scatter_backward
 #pragma weak sk_gather
 #pragma weak sk_gather_shape
 #pragma weak sk_gather_axes
@@ -2674,6 +2675,122 @@ static void test_copy(void) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* scatter backward: sum, mean, amax, amin, float32/float64, with an index
+ * broadcast along the rows (the passes over rows) and a full index (the
+ * walk), against the rules written out here, at 1 and 2 threads; run under
+ * the sanitizers with the rest. Values from {0, 1, 2} and NaN: ties. */
+
+static double bwd_get(const char *a, int64_t i, bool f64) {
+    return f64 ? ((const double *)(const void *)a)[i] : (double)((const float *)(const void *)a)[i];
+}
+static void bwd_set(char *a, int64_t i, double v, bool f64) {
+    if (f64) ((double *)(void *)a)[i] = v;
+    else ((float *)(void *)a)[i] = (float)v;
+}
+static bool bwd_same(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
+
+static void test_scatter_backward(void) {
+    if (!sk_scatter || !sk_scatter_backward) return;
+    enum { T = 7, C = 3, N = 3001 };
+    static const sk_reduce reds[] = {SK_REDUCE_SUM, SK_REDUCE_MEAN, SK_REDUCE_AMAX, SK_REDUCE_AMIN};
+    skt_rng rng;
+    skt_seed(&rng, 77);
+    int64_t *idx = malloc(sizeof(int64_t) * N * C);
+    char *x = malloc(8 * T * C), *src = malloc(8 * N * C), *res = malloc(8 * T * C);
+    char *g = malloc(8 * T * C), *gx = malloc(8 * T * C), *gs = malloc(8 * N * C);
+    char *gx1 = malloc(8 * T * C), *gs1 = malloc(8 * N * C);
+    double *share = malloc(sizeof(double) * T * C);
+    int64_t *cnt = malloc(sizeof(int64_t) * T * C);
+    if (!idx || !x || !src || !res || !g || !gx || !gs || !gx1 || !gs1 || !share || !cnt)
+        skt_fail("scatter_backward: out of memory");
+    for (int f64 = 0; f64 < 2; f64++)
+        for (int full = 0; full < 2; full++)
+            for (size_t ri = 0; ri < sizeof reds / sizeof reds[0]; ri++)
+                for (int self = 0; self < 2; self++) {
+                    sk_reduce red = reds[ri];
+                    bool amx = red == SK_REDUCE_AMAX || red == SK_REDUCE_AMIN;
+                    sk_dtype dt = f64 ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32;
+                    for (int64_t i = 0; i < T * C; i++) {
+                        bwd_set(x, i, (double)skt_range(&rng, 0, 2), f64);
+                        bwd_set(g, i, (double)skt_range(&rng, -40, 40) / 8.0, f64);
+                    }
+                    bwd_set(x, 5, NAN, f64);
+                    for (int64_t i = 0; i < N * C; i++) {
+                        bwd_set(src, i, skt_range(&rng, 0, 60) == 0 ? NAN : (double)skt_range(&rng, 0, 2), f64);
+                        idx[i] = skt_range(&rng, -T, T - 1);
+                    }
+                    const int64_t xs[2] = {T, C}, ss[2] = {N, C}, rowwise[2] = {1, 0};
+                    sk_tensor tx, ti, ts, tr, tg, tgx, tgs;
+                    sk_tensor_init(&tx, x, dt, 2, xs, NULL);
+                    sk_tensor_init(&ti, idx, SK_DTYPE_INT64, 2, ss, full ? NULL : rowwise);
+                    sk_tensor_init(&ts, src, dt, 2, ss, NULL);
+                    sk_tensor_init(&tr, res, dt, 2, xs, NULL);
+                    sk_tensor_init(&tg, g, dt, 2, xs, NULL);
+                    if (sk_scatter(&tx, &ti, &ts, 0, red, self, SK_INDEX_MODE_ERROR, &tr, NULL))
+                        skt_fail("scatter_backward: forward: %s", sk_last_error());
+                    /* the rules (SPEC section 7) */
+                    for (int64_t t = 0; t < T * C; t++)
+                        cnt[t] = amx && self && bwd_same(bwd_get(x, t, f64), bwd_get(res, t, f64));
+                    for (int64_t i = 0; i < N; i++)
+                        for (int64_t k = 0; k < C; k++) {
+                            int64_t v = idx[full ? i * C + k : i], t = (v < 0 ? v + T : v) * C + k;
+                            if (!amx || bwd_same(bwd_get(src, i * C + k, f64), bwd_get(res, t, f64))) cnt[t]++;
+                        }
+                    for (int64_t t = 0; t < T * C; t++) {
+                        double gv = bwd_get(g, t, f64), sh = gv;
+                        if (amx && cnt[t] > 0) sh = gv / (double)cnt[t];
+                        if (red == SK_REDUCE_MEAN) sh = gv / (double)(cnt[t] + self);
+                        share[t] = f64 ? sh : (double)(float)sh;
+                    }
+                    for (int threads = 1; threads <= 2; threads++) {
+                        char *wx = threads == 1 ? gx1 : gx, *ws = threads == 1 ? gs1 : gs;
+                        memset(wx, 0xAB, 8 * T * C);
+                        memset(ws, 0xAB, 8 * N * C);
+                        sk_tensor_init(&tgx, wx, dt, 2, xs, NULL);
+                        sk_tensor_init(&tgs, ws, dt, 2, ss, NULL);
+                        sk_options opts = {0};
+                        opts.num_threads = threads;
+                        if (sk_scatter_backward(&tx, &ti, &ts, 0, red, self, SK_INDEX_MODE_ERROR, &tr, &tg,
+                                                &tgx, &tgs, &opts))
+                            skt_fail("scatter_backward: %s", sk_last_error());
+                    }
+                    size_t es = f64 ? 8 : 4;
+                    SKT_CHECK(!memcmp(gx, gx1, es * T * C) && !memcmp(gs, gs1, es * N * C),
+                              "scatter_backward (reduce %d, %s, %s index, self %d): 1 and 2 threads differ",
+                              (int)red, f64 ? "float64" : "float32", full ? "full" : "row", self);
+                    for (int64_t t = 0; t < T * C; t++) {
+                        double xv = bwd_get(x, t, f64), rv = bwd_get(res, t, f64), want;
+                        if (amx && self) want = bwd_same(xv, rv) ? share[t] : 0.0;
+                        else if (self) want = share[t];
+                        else want = cnt[t] > 0 ? 0.0 : bwd_get(g, t, f64);
+                        SKT_CHECK(bwd_get(gx, t, f64) == want,
+                                  "scatter_backward (reduce %d, %s, %s index, self %d): grad_x[%lld] = %g, want %g",
+                                  (int)red, f64 ? "float64" : "float32", full ? "full" : "row", self,
+                                  (long long)t, bwd_get(gx, t, f64), want);
+                    }
+                    for (int64_t i = 0; i < N * C; i++) {
+                        int64_t v = idx[full ? i : i / C], t = (v < 0 ? v + T : v) * C + i % C;
+                        double want = !amx || bwd_same(bwd_get(src, i, f64), bwd_get(res, t, f64)) ? share[t] : 0.0;
+                        SKT_CHECK(bwd_get(gs, i, f64) == want,
+                                  "scatter_backward (reduce %d, %s, %s index, self %d): grad_src[%lld] = %g, want %g",
+                                  (int)red, f64 ? "float64" : "float32", full ? "full" : "row", self,
+                                  (long long)i, bwd_get(gs, i, f64), want);
+                    }
+                }
+    free(idx);
+    free(x);
+    free(src);
+    free(res);
+    free(g);
+    free(gx);
+    free(gs);
+    free(gx1);
+    free(gs1);
+    free(share);
+    free(cnt);
+}
+
+/* ------------------------------------------------------------------------ */
 
 static const struct {
     const char *name;
@@ -2694,6 +2811,7 @@ static const struct {
     {"masked_scatter", test_masked_scatter},
     {"tensor_scatter", test_tensor_scatter},
     {"copy", test_copy},
+    {"scatter_backward", test_scatter_backward},
 };
 
 int main(int argc, char **argv) {
