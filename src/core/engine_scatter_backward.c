@@ -246,7 +246,8 @@ static void sk_bwd_task(void *arg, int tid, int nthreads) {
  *
  * The row pattern (the index constant along a contiguous row of src, the
  * targets of a row contiguous in out: message passing, index_add on axis 0)
- * in float32/float64 (W13 is amax). The walk above makes every thread read
+ * in every floating dtype (W13 is float32 amax; 16-bit floats work in float,
+ * as the walk does, converted on load and rounded once on store). The walk above makes every thread read
  * all of src twice and reach each update's target at random in four arrays;
  * here:
  *   A. by targets (owner-computes): each thread reads the whole index and
@@ -298,6 +299,20 @@ SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, siz
     for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(q + b);
 }
 
+/* An element k of a caller's tensor (src, grad_src, grad_x) in the working
+ * type T: float32/float64 as they are, 16-bit floats converted (every one is
+ * a float; stores round once, as the walk's do). DT is a constant of each
+ * instantiation, so only one branch is compiled. */
+#define SK_BWD_NATIVE(DT) ((DT) == SK_DTYPE_FLOAT32 || (DT) == SK_DTYPE_FLOAT64)
+#define SK_BWD_LOAD(T, DT, base, k)                                                               \
+    (SK_BWD_NATIVE(DT) ? ((const T *)(const void *)(base))[k]                                     \
+                       : (T)sk_load_f((const char *)(base) + (size_t)(k) * 2, DT))
+#define SK_BWD_STORE(T, DT, base, k, v)                                                           \
+    do {                                                                                          \
+        if (SK_BWD_NATIVE(DT)) ((T *)(void *)(base))[k] = (v);                                    \
+        else sk_store_f((char *)(base) + (size_t)(k) * 2, (double)(v), DT);                       \
+    } while (0)
+
 #define SK_BWD_ROWS(T, DT, N)                                                                     \
     static void sk_bwd_rows_count_##N(void *arg, int tid, int nthreads) {                         \
         const sk_bwd_rows_job *job = arg;                                                         \
@@ -324,10 +339,12 @@ SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, siz
                 for (int64_t k = klo; k < khi; k++) c[k]++;                                       \
                 continue;                                                                         \
             }                                                                                     \
-            const T *src = (const T *)(const void *)p->dense + r * p->dense_stride[0];             \
+            const char *src = p->dense + (size_t)(r * p->dense_stride[0]) * sk_dtype_size(DT);    \
             const T *res = od + lin;                                                              \
-            for (int64_t k = klo; k < khi; k++)                                                   \
-                c[k] += src[k] == res[k] || (src[k] != src[k] && res[k] != res[k]);               \
+            for (int64_t k = klo; k < khi; k++) {                                                 \
+                T a = SK_BWD_LOAD(T, DT, src, k), b = res[k];                                     \
+                c[k] += a == b || (a != a && b != b);                                             \
+            }                                                                                     \
         }                                                                                         \
     }                                                                                             \
     static void sk_bwd_rows_share_##N(void *arg, int tid, int nthreads) {                         \
@@ -358,7 +375,7 @@ SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, siz
             else v = c > 0 ? (T)0 : g; /* replaced when touched, else passed through */           \
             share[t] = s;                                                                         \
             if (!gx) continue;                                                                    \
-            ((T *)gx->data)[off] = v;                                                             \
+            SK_BWD_STORE(T, DT, gx->data, off, v);                                                \
             for (int32_t d = gx->ndim - 1; d >= 0; d--) {                                         \
                 off += gx->strides[d];                                                            \
                 if (++coord[d] < gx->shape[d]) break;                                             \
@@ -381,34 +398,39 @@ SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, siz
                 if (amx) sk_bwd_prefetch(od, t, (size_t)len * sizeof(T), sizeof(T));              \
                 sk_bwd_prefetch(share, t, (size_t)len * sizeof(T), sizeof(T));                    \
             }                                                                                     \
-            T *restrict gs = (T *)(void *)job->grad_src + r * p->aux_stride[0];                   \
+            char *restrict gs = job->grad_src + (size_t)(r * p->aux_stride[0]) * sk_dtype_size(DT); \
             int64_t lin;                                                                          \
             if (!sk_bwd_row_target(p, r, &lin)) {                                                 \
-                for (int64_t k = 0; k < len; k++) gs[k] = 0;                                      \
+                for (int64_t k = 0; k < len; k++) SK_BWD_STORE(T, DT, gs, k, (T)0);               \
                 continue;                                                                         \
             }                                                                                     \
             const T *restrict sh = share + lin;                                                   \
             if (!amx) {                                                                           \
-                for (int64_t k = 0; k < len; k++) gs[k] = sh[k];                                  \
+                for (int64_t k = 0; k < len; k++) SK_BWD_STORE(T, DT, gs, k, sh[k]);              \
                 continue;                                                                         \
             }                                                                                     \
-            const T *restrict src = (const T *)(const void *)p->dense + r * p->dense_stride[0];    \
+            const char *restrict src = p->dense + (size_t)(r * p->dense_stride[0]) * sk_dtype_size(DT); \
             const T *restrict res = od + lin;                                                     \
             /* branch-free, so that it vectorizes: ties are as rare as targets (streaming         \
              * stores into a large grad_src made no difference) */                                \
             for (int64_t k = 0; k < len; k++) {                                                   \
-                T a = src[k], b = res[k], v = sh[k];                                              \
+                T a = SK_BWD_LOAD(T, DT, src, k), b = res[k], v = sh[k];                          \
                 bool tie = (a == b) | ((a != a) & (b != b));                                      \
-                gs[k] = tie ? v : (T)0;                                                           \
+                SK_BWD_STORE(T, DT, gs, k, tie ? v : (T)0);                                       \
             }                                                                                     \
         }                                                                                         \
     }
 SK_BWD_ROWS(float, SK_DTYPE_FLOAT32, f32)
 SK_BWD_ROWS(double, SK_DTYPE_FLOAT64, f64)
+SK_BWD_ROWS(float, SK_DTYPE_FLOAT16, f16)
+SK_BWD_ROWS(float, SK_DTYPE_BFLOAT16, bf16)
 #undef SK_BWD_ROWS
+#undef SK_BWD_LOAD
+#undef SK_BWD_STORE
+#undef SK_BWD_NATIVE
 
-/* Whether the plan is the row pattern with sum, mean, amax or amin in
- * float32/float64 (see above): one index component, constant along a
+/* Whether the plan is the row pattern with sum, mean, amax or amin (see
+ * above; every floating dtype): one index component, constant along a
  * contiguous inner dimension of grad_src (and of src, which only amax/amin
  * read: the bindings pass sum and mean a broadcast stand-in) whose targets
  * are consecutive. */
@@ -416,15 +438,24 @@ static bool sk_bwd_is_rows(const sk_plan *p) {
     bool amx = p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN;
     return p->ndim == 2 && p->ncomp == 1 && p->index_stride[1] == 0 && p->aux_stride[1] == 1 &&
            p->linear_stride[1] == 1 && (amx ? p->dense_stride[1] == 1 : true) &&
-           (amx || p->reduce == SK_REDUCE_SUM || p->reduce == SK_REDUCE_MEAN) &&
-           (p->dtype == SK_DTYPE_FLOAT32 || p->dtype == SK_DTYPE_FLOAT64);
+           (amx || p->reduce == SK_REDUCE_SUM || p->reduce == SK_REDUCE_MEAN);
 }
 
 /* Runs phases A-C; false (nothing written) without memory for the counts. */
+typedef void (*sk_task_fn)(void *, int, int);
 static bool sk_bwd_run_rows(sk_bwd_rows_job *job, int nthreads) {
     const sk_plan *p = job->p;
-    bool f32 = p->dtype == SK_DTYPE_FLOAT32;
+    bool f32 = p->dtype != SK_DTYPE_FLOAT64; /* the working arrays are float */
     bool amx = p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN;
+    sk_task_fn count = sk_bwd_rows_count_f32, share = sk_bwd_rows_share_f32,
+               grad = sk_bwd_rows_grad_f32;
+    if (p->dtype == SK_DTYPE_FLOAT64) {
+        count = sk_bwd_rows_count_f64, share = sk_bwd_rows_share_f64, grad = sk_bwd_rows_grad_f64;
+    } else if (p->dtype == SK_DTYPE_FLOAT16) {
+        count = sk_bwd_rows_count_f16, share = sk_bwd_rows_share_f16, grad = sk_bwd_rows_grad_f16;
+    } else if (p->dtype == SK_DTYPE_BFLOAT16) {
+        count = sk_bwd_rows_count_bf16, share = sk_bwd_rows_share_bf16, grad = sk_bwd_rows_grad_bf16;
+    }
     bool counted = !(p->reduce == SK_REDUCE_SUM && p->include_self);
     size_t bytes = (size_t)job->n * sizeof(int32_t);
     if (counted && !(job->cnt = sk_scratch_get(bytes))) return false;
@@ -438,9 +469,9 @@ static bool sk_bwd_run_rows(sk_bwd_rows_job *job, int nthreads) {
     }
     int nt = sk_threads_for_work(nthreads, job->rows * job->len);
     if (nt > SK_BWD_MAX_THREADS) nt = SK_BWD_MAX_THREADS;
-    if (counted) sk_parallel_run(nt, f32 ? sk_bwd_rows_count_f32 : sk_bwd_rows_count_f64, job);
-    sk_parallel_run(nt, f32 ? sk_bwd_rows_share_f32 : sk_bwd_rows_share_f64, job);
-    if (job->grad_src) sk_parallel_run(nt, f32 ? sk_bwd_rows_grad_f32 : sk_bwd_rows_grad_f64, job);
+    if (counted) sk_parallel_run(nt, count, job);
+    sk_parallel_run(nt, share, job);
+    if (job->grad_src) sk_parallel_run(nt, grad, job);
     if (counted) sk_scratch_put(job->cnt, bytes);
     return true;
 }
