@@ -294,9 +294,11 @@ SK_INLINE uintptr_t sk_bwd_row_guess(const sk_plan *p, int64_t r) {
     return (uintptr_t)(r * p->linear_stride[0]) + (uintptr_t)v * (uintptr_t)p->comp_linear_stride[0];
 }
 
+/* The address is computed in integers: a guess from a value out of range
+ * (DROP mode) may lie anywhere, and is only prefetched, never read. */
 SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, size_t es) {
-    const char *q = (const char *)base + at * es;
-    for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(q + b);
+    uintptr_t q = (uintptr_t)base + at * es;
+    for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch((const void *)(q + b));
 }
 
 /* An element k of a caller's tensor (src, grad_src, grad_x) in the working

@@ -2701,13 +2701,20 @@ typedef struct {
 /* The rules (SPEC section 7) for case c: cnt = contributors (amax/amin: the
  * ties with the result, x among them when include_self), share = each
  * one's part of g, rounded to the dtype. */
+/* The target of update element i, -1 when dropped (out of range). */
+static int64_t bwd_target(const bwd_case *c, bool full, int64_t i) {
+    int64_t v = c->idx[full ? i : i / BWD_C];
+    if (v < -BWD_T || v >= BWD_T) return -1;
+    return (v < 0 ? v + BWD_T : v) * BWD_C + i % BWD_C;
+}
+
 static void bwd_rules(bwd_case *c, bool f64, bool full, sk_reduce red, bool self) {
     bool amx = red == SK_REDUCE_AMAX || red == SK_REDUCE_AMIN;
     for (int64_t t = 0; t < BWD_T * BWD_C; t++)
         c->cnt[t] = amx && self && bwd_same(bwd_get(c->x, t, f64), bwd_get(c->res, t, f64));
     for (int64_t i = 0; i < BWD_N * BWD_C; i++) {
-        int64_t v = c->idx[full ? i : i / BWD_C], t = (v < 0 ? v + BWD_T : v) * BWD_C + i % BWD_C;
-        if (!amx || bwd_same(bwd_get(c->src, i, f64), bwd_get(c->res, t, f64))) c->cnt[t]++;
+        int64_t t = bwd_target(c, full, i);
+        if (t >= 0 && (!amx || bwd_same(bwd_get(c->src, i, f64), bwd_get(c->res, t, f64)))) c->cnt[t]++;
     }
     for (int64_t t = 0; t < BWD_T * BWD_C; t++) {
         double gv = bwd_get(c->g, t, f64), sh = gv;
@@ -2717,7 +2724,11 @@ static void bwd_rules(bwd_case *c, bool f64, bool full, sk_reduce red, bool self
     }
 }
 
-static void bwd_run_case(bwd_case *c, skt_rng *rng, bool f64, bool full, sk_reduce red, bool self) {
+/* DROP mode: some index values far out of range (dropped; their gradient
+ * is 0), else ERROR mode. */
+static void bwd_run_case(bwd_case *c, skt_rng *rng, bool f64, bool full, sk_reduce red, bool self,
+                         bool drop) {
+    sk_index_mode mode = drop ? SK_INDEX_MODE_DROP : SK_INDEX_MODE_ERROR;
     bool amx = red == SK_REDUCE_AMAX || red == SK_REDUCE_AMIN;
     sk_dtype dt = f64 ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32;
     const char *what = f64 ? (full ? "float64, full index" : "float64, row index")
@@ -2731,6 +2742,7 @@ static void bwd_run_case(bwd_case *c, skt_rng *rng, bool f64, bool full, sk_redu
         double v = skt_range(rng, 0, 60) == 0 ? NAN : (double)skt_range(rng, 0, 2);
         bwd_set(c->src, i, v, f64);
         c->idx[i] = skt_range(rng, -BWD_T, BWD_T - 1);
+        if (drop && skt_range(rng, 0, 9) == 0) c->idx[i] = skt_range(rng, 0, 1) ? INT64_MAX / 3 : -BWD_T - 1;
     }
     const int64_t xs[2] = {BWD_T, BWD_C}, ss[2] = {BWD_N, BWD_C}, rowwise[2] = {1, 0};
     sk_tensor tx, ti, ts, tr, tg, tgx, tgs;
@@ -2739,7 +2751,7 @@ static void bwd_run_case(bwd_case *c, skt_rng *rng, bool f64, bool full, sk_redu
     sk_tensor_init(&ts, c->src, dt, 2, ss, NULL);
     sk_tensor_init(&tr, c->res, dt, 2, xs, NULL);
     sk_tensor_init(&tg, c->g, dt, 2, xs, NULL);
-    if (sk_scatter(&tx, &ti, &ts, 0, red, self, SK_INDEX_MODE_ERROR, &tr, NULL))
+    if (sk_scatter(&tx, &ti, &ts, 0, red, self, mode, &tr, NULL))
         skt_fail("scatter_backward: forward: %s", sk_last_error());
     bwd_rules(c, f64, full, red, self);
     for (int k = 0; k < 2; k++) {
@@ -2749,8 +2761,7 @@ static void bwd_run_case(bwd_case *c, skt_rng *rng, bool f64, bool full, sk_redu
         sk_tensor_init(&tgs, c->gs[k], dt, 2, ss, NULL);
         sk_options opts = {0};
         opts.num_threads = k + 1;
-        if (sk_scatter_backward(&tx, &ti, &ts, 0, red, self, SK_INDEX_MODE_ERROR, &tr, &tg, &tgx,
-                                &tgs, &opts))
+        if (sk_scatter_backward(&tx, &ti, &ts, 0, red, self, mode, &tr, &tg, &tgx, &tgs, &opts))
             skt_fail("scatter_backward: %s", sk_last_error());
     }
     size_t es = f64 ? 8 : 4;
@@ -2768,9 +2779,9 @@ static void bwd_run_case(bwd_case *c, skt_rng *rng, bool f64, bool full, sk_redu
                   what, self, (long long)t, bwd_get(c->gx[1], t, f64), want);
     }
     for (int64_t i = 0; i < BWD_N * BWD_C; i++) {
-        int64_t v = c->idx[full ? i : i / BWD_C], t = (v < 0 ? v + BWD_T : v) * BWD_C + i % BWD_C;
-        bool tie = bwd_same(bwd_get(c->src, i, f64), bwd_get(c->res, t, f64));
-        double want = !amx || tie ? c->share[t] : 0.0;
+        int64_t t = bwd_target(c, full, i);
+        bool tie = t >= 0 && bwd_same(bwd_get(c->src, i, f64), bwd_get(c->res, t, f64));
+        double want = t >= 0 && (!amx || tie) ? c->share[t] : 0.0;
         SKT_CHECK(bwd_get(c->gs[1], i, f64) == want,
                   "scatter_backward (reduce %d, %s, self %d): grad_src[%lld] = %g, want %g", (int)red,
                   what, self, (long long)i, bwd_get(c->gs[1], i, f64), want);
@@ -2790,7 +2801,9 @@ static void test_scatter_backward(void) {
     for (int f64 = 0; f64 < 2; f64++)
         for (int full = 0; full < 2; full++)
             for (size_t ri = 0; ri < sizeof reds / sizeof reds[0]; ri++)
-                for (int self = 0; self < 2; self++) bwd_run_case(c, &rng, f64, full, reds[ri], self);
+                for (int self = 0; self < 2; self++)
+                    for (int drop = 0; drop < 2; drop++)
+                        bwd_run_case(c, &rng, f64, full, reds[ri], self, drop);
     free(c);
 }
 
