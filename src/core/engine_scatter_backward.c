@@ -186,6 +186,27 @@ static sk_bwd_walk_fn sk_bwd_select_walk(const sk_plan *p) {
 #undef SK_BWD_WALK
 #undef SK_BWD_WALKS
 
+/* Element offsets of a tensor in row-major order: seek to position pos,
+ * then step to the next element. */
+static int64_t sk_walk_seek(const sk_tensor *t, int64_t pos, int64_t *coord) {
+    int64_t off = 0;
+    for (int32_t d = t->ndim - 1; d >= 0; d--) {
+        coord[d] = pos % t->shape[d];
+        pos /= t->shape[d];
+        off += coord[d] * t->strides[d];
+    }
+    return off;
+}
+
+SK_INLINE void sk_walk_next(const sk_tensor *t, int64_t *coord, int64_t *off) {
+    for (int32_t d = t->ndim - 1; d >= 0; d--) {
+        *off += t->strides[d];
+        if (++coord[d] < t->shape[d]) return;
+        *off -= coord[d] * t->strides[d];
+        coord[d] = 0;
+    }
+}
+
 static void sk_bwd_task(void *arg, int tid, int nthreads) {
     sk_bwd_job *job = arg;
     const sk_plan *p = job->p;
@@ -215,12 +236,7 @@ static void sk_bwd_task(void *arg, int tid, int nthreads) {
     if (!job->grad_x) return;
     const sk_tensor *gx = job->grad_x;
     size_t es = p->elem_size;
-    int64_t coord[SK_MAX_DIMS], off = 0, rem = lo;
-    for (int32_t d = gx->ndim - 1; d >= 0; d--) {
-        coord[d] = rem % gx->shape[d];
-        rem /= gx->shape[d];
-        off += coord[d] * gx->strides[d];
-    }
+    int64_t coord[SK_MAX_DIMS], off = sk_walk_seek(gx, lo, coord);
     for (int64_t t = lo; t < hi; t++) {
         int64_t j = t - lo;
         double g = sk_bwd_at(job->gd, t, dt), v;
@@ -233,12 +249,7 @@ static void sk_bwd_task(void *arg, int tid, int nthreads) {
         else v = sk_bwd_share(p, st, j, job->xd ? sk_bwd_at(job->xd, t, dt) : 0.0, g,
                               job->od ? sk_bwd_at(job->od, t, dt) : 0.0, p->reduce, dt);
         sk_store_f((char *)gx->data + (size_t)off * es, v, p->dtype);
-        for (int32_t d = gx->ndim - 1; d >= 0; d--) {
-            off += gx->strides[d];
-            if (++coord[d] < gx->shape[d]) break;
-            off -= coord[d] * gx->strides[d];
-            coord[d] = 0;
-        }
+        sk_walk_next(gx, coord, &off);
     }
 }
 
@@ -360,13 +371,7 @@ SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, siz
         sk_partition(job->n, tid, nthreads, &lo, &hi);                                            \
         if (lo >= hi) return;                                                                     \
         const sk_tensor *gx = job->grad_x;                                                        \
-        int64_t coord[SK_MAX_DIMS], off = 0, rem = lo;                                            \
-        if (gx)                                                                                   \
-            for (int32_t d = gx->ndim - 1; d >= 0; d--) {                                         \
-                coord[d] = rem % gx->shape[d];                                                    \
-                rem /= gx->shape[d];                                                              \
-                off += coord[d] * gx->strides[d];                                                 \
-            }                                                                                     \
+        int64_t coord[SK_MAX_DIMS], off = gx ? sk_walk_seek(gx, lo, coord) : 0;                   \
         for (int64_t t = lo; t < hi; t++) {                                                       \
             int32_t c = job->cnt ? job->cnt[t] : 0;                                               \
             T g = share[t], s = g, v;                                                             \
@@ -378,12 +383,7 @@ SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, siz
             share[t] = s;                                                                         \
             if (!gx) continue;                                                                    \
             SK_BWD_STORE(T, DT, gx->data, off, v);                                                \
-            for (int32_t d = gx->ndim - 1; d >= 0; d--) {                                         \
-                off += gx->strides[d];                                                            \
-                if (++coord[d] < gx->shape[d]) break;                                             \
-                off -= coord[d] * gx->strides[d];                                                 \
-                coord[d] = 0;                                                                     \
-            }                                                                                     \
+            sk_walk_next(gx, coord, &off);                                                        \
         }                                                                                         \
     }                                                                                             \
     static void sk_bwd_rows_grad_##N(void *arg, int tid, int nthreads) {                          \
@@ -497,12 +497,7 @@ static void sk_to_work(const sk_tensor *t, void *dst, sk_dtype work_of, int nthr
         double v = sk_load_f((const char *)t->data + (size_t)off * es, t->dtype);
         if (work_of == SK_DTYPE_FLOAT64) ((double *)dst)[i] = v;
         else ((float *)dst)[i] = (float)v;
-        for (int32_t d = t->ndim - 1; d >= 0; d--) {
-            off += t->strides[d];
-            if (++coord[d] < t->shape[d]) break;
-            off -= coord[d] * t->strides[d];
-            coord[d] = 0;
-        }
+        sk_walk_next(t, coord, &off);
     }
 }
 
