@@ -175,7 +175,7 @@ SK_INLINE bool sk_block_in_range_i32(const int32_t *ix, int64_t m, int64_t n) {
                 if (nt) /* up to a 16-byte boundary of out */                                      \
                     for (; j < j0 + m && ((uintptr_t)(o + j) & 15); j++) o[j] = x[ix[j]];          \
                 for (; j + 16 <= j0 + m; j += 16, ahead += ahead_step) { /* 16 at a time */        \
-                    __builtin_prefetch((const void *)ahead);                                       \
+                    if (ahead_step) __builtin_prefetch((const void *)ahead);                       \
                     SK_PREFETCH_INDEX_NTA(ix + j);                                                 \
                     const IT *q = ix + j;                                                          \
                     if (!nt)                                                                       \

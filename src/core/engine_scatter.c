@@ -54,7 +54,6 @@ typedef struct {
      * per thread (sk_inner_sum4 below); NULL: one row at a time */
     float *inner_rows;
     int64_t inner_rows_stride; /* floats per thread in inner_rows */
-    int64_t inner_rows_end;    /* linear end of the plan's rows (shape[0] rows of n) */
 } sk_scatter_job;
 
 /* ---- per-dtype arithmetic (value semantics in the accumulation type) ---- */
@@ -657,7 +656,8 @@ static void sk_scatter_task(void *arg, int tid, int nthreads) {
             int64_t chi = clo + job->chunk < job->target_numel ? clo + job->chunk : job->target_numel;
             /* with the four-row buffers, sk_inner_sum copies the plan's rows
              * itself; only targets past them (a smaller index) are copied here */
-            int64_t cfrom = job->inner_rows && clo < job->inner_rows_end ? job->inner_rows_end : clo;
+            int64_t rows_end = p->shape[0] * p->linear_stride[0];
+            int64_t cfrom = job->inner_rows && clo < rows_end ? rows_end : clo;
             if (job->copy_src && cfrom < chi)
                 memcpy((char *)p->out->data + (size_t)cfrom * p->elem_size,
                        job->copy_src + (size_t)cfrom * p->elem_size, (size_t)(chi - cfrom) * p->elem_size);
@@ -1164,7 +1164,6 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
                     index_copy_bytes + rows_bytes <= 16u * (size_t)len &&
                     (job.inner_rows = sk_scratch_get(rows_bytes))) {
                     job.inner_rows_stride = 4 * n;
-                    job.inner_rows_end = p->shape[0] * n;
                     inner_rows_bytes = rows_bytes;
                     job.chunk = (fused / n + 3) / 4 * 4 * n;
                 }

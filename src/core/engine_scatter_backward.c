@@ -186,27 +186,6 @@ static sk_bwd_walk_fn sk_bwd_select_walk(const sk_plan *p) {
 #undef SK_BWD_WALK
 #undef SK_BWD_WALKS
 
-/* Element offsets of a tensor in row-major order: seek to position pos,
- * then step to the next element. */
-static int64_t sk_walk_seek(const sk_tensor *t, int64_t pos, int64_t *coord) {
-    int64_t off = 0;
-    for (int32_t d = t->ndim - 1; d >= 0; d--) {
-        coord[d] = pos % t->shape[d];
-        pos /= t->shape[d];
-        off += coord[d] * t->strides[d];
-    }
-    return off;
-}
-
-SK_INLINE void sk_walk_next(const sk_tensor *t, int64_t *coord, int64_t *off) {
-    for (int32_t d = t->ndim - 1; d >= 0; d--) {
-        *off += t->strides[d];
-        if (++coord[d] < t->shape[d]) return;
-        *off -= coord[d] * t->strides[d];
-        coord[d] = 0;
-    }
-}
-
 static void sk_bwd_task(void *arg, int tid, int nthreads) {
     sk_bwd_job *job = arg;
     const sk_plan *p = job->p;
@@ -326,15 +305,21 @@ SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, siz
         else sk_store_f((char *)(base) + (size_t)(k) * 2, (double)(v), DT);                       \
     } while (0)
 
+/* a and b tie: equal, or both NaN (sk_bwd_same), without branches so that
+ * the loops around it vectorize */
+#define SK_BWD_TIE(a, b) (((a) == (b)) | (((a) != (a)) & ((b) != (b))))
+
 #define SK_BWD_ROWS(T, DT, N)                                                                     \
     static void sk_bwd_rows_count_##N(void *arg, int tid, int nthreads) {                         \
         const sk_bwd_rows_job *job = arg;                                                         \
         const sk_plan *p = job->p;                                                                \
-        const T *od = job->od;                                                                    \
+        const T *od = job->od, *xd = job->xd;                                                     \
         int32_t *cnt = job->cnt;                                                                  \
         bool ties = p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN;                   \
+        bool x_ties = ties && p->include_self; /* x is a contributor */                           \
         int64_t lo, hi, len = job->len;                                                           \
         sk_partition(job->n, tid, nthreads, &lo, &hi);                                            \
+        for (int64_t t = lo; t < hi; t++) cnt[t] = x_ties ? SK_BWD_TIE(xd[t], od[t]) : 0;         \
         enum { AHEAD = 16 };                                                                      \
         for (int64_t r = 0; r < job->rows; r++) {                                                 \
             if (r + AHEAD < job->rows) {                                                          \
@@ -354,10 +339,7 @@ SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, siz
             }                                                                                     \
             const char *src = p->dense + (size_t)(r * p->dense_stride[0]) * sk_dtype_size(DT);    \
             const T *res = od + lin;                                                              \
-            for (int64_t k = klo; k < khi; k++) {                                                 \
-                T a = SK_BWD_LOAD(T, DT, src, k), b = res[k];                                     \
-                c[k] += a == b || (a != a && b != b);                                             \
-            }                                                                                     \
+            for (int64_t k = klo; k < khi; k++) c[k] += SK_BWD_TIE(SK_BWD_LOAD(T, DT, src, k), res[k]); \
         }                                                                                         \
     }                                                                                             \
     static void sk_bwd_rows_share_##N(void *arg, int tid, int nthreads) {                         \
@@ -377,7 +359,7 @@ SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, siz
             T g = share[t], s = g, v;                                                             \
             if (amx && c > 0) s = (T)((double)g / (double)c);                                     \
             if (mean) s = (T)((double)g / (double)(c + (self ? 1 : 0)));                          \
-            if (amx && self) v = sk_bwd_same((double)xd[t], (double)od[t]) ? s : (T)0;            \
+            if (amx && self) v = SK_BWD_TIE(xd[t], od[t]) ? s : (T)0;                             \
             else if (self) v = s; /* sum, mean: x is a contributor */                             \
             else v = c > 0 ? (T)0 : g; /* replaced when touched, else passed through */           \
             share[t] = s;                                                                         \
@@ -416,9 +398,8 @@ SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, siz
             /* branch-free, so that it vectorizes: ties are as rare as targets (streaming         \
              * stores into a large grad_src made no difference) */                                \
             for (int64_t k = 0; k < len; k++) {                                                   \
-                T a = SK_BWD_LOAD(T, DT, src, k), b = res[k], v = sh[k];                          \
-                bool tie = (a == b) | ((a != a) & (b != b));                                      \
-                SK_BWD_STORE(T, DT, gs, k, tie ? v : (T)0);                                       \
+                T v = sh[k];                                                                      \
+                SK_BWD_STORE(T, DT, gs, k, SK_BWD_TIE(SK_BWD_LOAD(T, DT, src, k), res[k]) ? v : (T)0); \
             }                                                                                     \
         }                                                                                         \
     }
@@ -427,6 +408,7 @@ SK_BWD_ROWS(double, SK_DTYPE_FLOAT64, f64)
 SK_BWD_ROWS(float, SK_DTYPE_FLOAT16, f16)
 SK_BWD_ROWS(float, SK_DTYPE_BFLOAT16, bf16)
 #undef SK_BWD_ROWS
+#undef SK_BWD_TIE
 #undef SK_BWD_LOAD
 #undef SK_BWD_STORE
 #undef SK_BWD_NATIVE
@@ -447,8 +429,6 @@ static bool sk_bwd_is_rows(const sk_plan *p) {
 typedef void (*sk_task_fn)(void *, int, int);
 static bool sk_bwd_run_rows(sk_bwd_rows_job *job, int nthreads) {
     const sk_plan *p = job->p;
-    bool f32 = p->dtype != SK_DTYPE_FLOAT64; /* the working arrays are float */
-    bool amx = p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN;
     sk_task_fn count = sk_bwd_rows_count_f32, share = sk_bwd_rows_share_f32,
                grad = sk_bwd_rows_grad_f32;
     if (p->dtype == SK_DTYPE_FLOAT64) {
@@ -460,15 +440,7 @@ static bool sk_bwd_run_rows(sk_bwd_rows_job *job, int nthreads) {
     }
     bool counted = !(p->reduce == SK_REDUCE_SUM && p->include_self);
     size_t bytes = (size_t)job->n * sizeof(int32_t);
-    if (counted && !(job->cnt = sk_scratch_get(bytes))) return false;
-    if (counted && amx) {
-        for (int64_t t = 0; t < job->n; t++) /* x is a contributor when include_self */
-            job->cnt[t] = p->include_self &&
-                          (f32 ? sk_bwd_same(((const float *)job->xd)[t], ((const float *)job->od)[t])
-                               : sk_bwd_same(((const double *)job->xd)[t], ((const double *)job->od)[t]));
-    } else if (counted) {
-        memset(job->cnt, 0, bytes);
-    }
+    if (counted && !(job->cnt = sk_scratch_get(bytes))) return false; /* set by the count pass */
     int nt = sk_threads_for_work(nthreads, job->rows * job->len);
     if (nt > SK_BWD_MAX_THREADS) nt = SK_BWD_MAX_THREADS;
     if (counted) sk_parallel_run(nt, count, job);
@@ -554,9 +526,10 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
         if (od) sk_to_work(out, od, p->dtype, nthreads);
         sk_bwd_rows_job rj = {p, p->shape[0], p->shape[1], NULL, gd, od, xd, grad_x,
                               covers ? grad_src->data : NULL, job.n};
-        if (rows && sk_bwd_run_rows(&rj, nthreads)) goto done;
-        if (rows) { /* no memory for the counts */
-            st = sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory for the backward scratch", p->op);
+        if (rows) {
+            if (!sk_bwd_run_rows(&rj, nthreads)) /* no memory for the counts; nothing written */
+                st = sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory for the backward scratch",
+                             p->op);
             goto done;
         }
         job.gd = gd;

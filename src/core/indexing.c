@@ -16,12 +16,7 @@ static int64_t sk_scan_range(const sk_validate_job *job, int64_t lo, int64_t hi)
     const sk_tensor *t = job->index;
     bool is64 = t->dtype == SK_DTYPE_INT64;
     int32_t nd = t->ndim;
-    int64_t coord[SK_MAX_DIMS], off = 0, rem = lo;
-    for (int32_t d = nd - 1; d >= 0; d--) {
-        coord[d] = rem % t->shape[d];
-        rem /= t->shape[d];
-        off += coord[d] * t->strides[d];
-    }
+    int64_t coord[SK_MAX_DIMS], off = sk_walk_seek(t, lo, coord);
     int32_t inner = nd - 1;
     int64_t pos = lo;
     while (pos < hi) {

@@ -143,6 +143,25 @@ int sk_threads_for(const sk_options *opts);
 /* Runs fn(ctx, tid, nthreads) for tid in [0, nthreads). Tasks must be
  * independent: when the pool is busy they run one after another. */
 void sk_parallel_run(int nthreads, void (*fn)(void *ctx, int tid, int nthreads), void *ctx);
+/* Element offsets of a tensor in row-major order: sk_walk_seek puts coord
+ * at position pos and returns its offset; sk_walk_next steps to the next. */
+SK_INLINE int64_t sk_walk_seek(const sk_tensor *t, int64_t pos, int64_t *coord) {
+    int64_t off = 0;
+    for (int32_t d = t->ndim - 1; d >= 0; d--) {
+        coord[d] = pos % t->shape[d];
+        pos /= t->shape[d];
+        off += coord[d] * t->strides[d];
+    }
+    return off;
+}
+SK_INLINE void sk_walk_next(const sk_tensor *t, int64_t *coord, int64_t *off) {
+    for (int32_t d = t->ndim - 1; d >= 0; d--) {
+        *off += t->strides[d];
+        if (++coord[d] < t->shape[d]) return;
+        *off -= coord[d] * t->strides[d];
+        coord[d] = 0;
+    }
+}
 /* Static partition of [0, n) among nthreads: thread tid gets [*lo, *hi). */
 SK_INLINE void sk_partition(int64_t n, int tid, int nthreads, int64_t *lo, int64_t *hi) {
     int64_t q = n / nthreads, r = n % nthreads;
