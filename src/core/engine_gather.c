@@ -6,6 +6,7 @@
 typedef struct {
     const sk_plan *p;
     int64_t total;
+    bool rows; /* the row pattern: chunks count rows */
 } sk_gather_job;
 
 /* Copies `n` elements of width ES from src (stride ss) to dst (stride ds). */
@@ -387,15 +388,15 @@ SK_INLINE void sk_gather_row_range(const sk_plan *p, int64_t lo, int64_t hi, con
     }
 }
 
-SK_HOT static void sk_gather_task(void *arg, int tid, int nthreads) {
+/* Positions [lo, hi) of the output, or rows [lo, hi) for the row pattern. */
+SK_HOT static void sk_gather_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
     const sk_gather_job *job = arg;
     const sk_plan *p = job->p;
-    int64_t lo, hi;
-    bool rows = sk_gather_is_rows(p);
-    sk_partition(rows ? job->total / p->shape[p->ndim - 1] : job->total, tid, nthreads, &lo, &hi);
+    (void)tid;
+    (void)chunk;
 #define SK_GATHER_CASE(ES)                                                                 \
     case ES:                                                                               \
-        if (rows) {                                                                        \
+        if (job->rows) {                                                                   \
             if (p->index_is64) sk_gather_row_range(p, lo, hi, ES, true);                   \
             else sk_gather_row_range(p, lo, hi, ES, false);                                \
         } else if (p->index_is64) {                                                        \
@@ -416,8 +417,12 @@ SK_HOT static void sk_gather_task(void *arg, int tid, int nthreads) {
 
 sk_status sk_run_gather(sk_plan *p, int nthreads) {
     sk_plan_normalize(p);
-    sk_gather_job job = {p, sk_plan_numel(p)};
+    sk_gather_job job = {p, sk_plan_numel(p), sk_gather_is_rows(p)};
     if (job.total == 0) return SK_STATUS_OK;
-    sk_parallel_run(sk_threads_for_work(nthreads, job.total), sk_gather_task, &job);
+    int nt = sk_threads_for_work(nthreads, job.total);
+    int64_t len = job.rows ? p->shape[p->ndim - 1] : 1, units = job.total / len;
+    /* chunks of at least 64k elements (256 KB of float32) */
+    sk_parallel_chunks(nt, units, sk_chunks_for(nt, units, ((int64_t)1 << 16) / len + 1),
+                       sk_gather_chunk, &job);
     return SK_STATUS_OK;
 }

@@ -1033,10 +1033,10 @@ static void sk_blocks_task(void *arg, int tid, int nthreads) {
     job->block(job, b, klo, khi);
 }
 
-static void sk_blocks_merge_task(void *arg, int tid, int nthreads) {
+static void sk_blocks_merge_chunk(void *arg, int tid, int64_t chunk, int64_t klo, int64_t khi) {
     const sk_blocks_job *job = arg;
-    int64_t klo, khi;
-    sk_partition(job->nkeys, tid, nthreads, &klo, &khi);
+    (void)tid;
+    (void)chunk;
     job->merge(job, klo, khi);
 }
 
@@ -1060,8 +1060,9 @@ static bool sk_run_blocks(sk_blocks_job *job, const sk_tensor *copy_from, int nt
         else if (copy_from)
             sk_copy_unchecked(copy_from, (sk_tensor *)p->out, nthreads);
         sk_parallel_run(nt, sk_blocks_task, job);
-        sk_parallel_run(sk_threads_for_work(nthreads, job->nkeys * job->len), sk_blocks_merge_task,
-                        job);
+        int mt = sk_threads_for_work(nthreads, job->nkeys * job->len);
+        sk_parallel_chunks(mt, job->nkeys, sk_chunks_for(mt, job->nkeys, ((int64_t)1 << 14) / job->len + 1),
+                           sk_blocks_merge_chunk, job);
     }
     for (int b = 0; b < job->nblocks; b++) {
         sk_scratch_put(job->part[b], part_bytes);

@@ -342,16 +342,15 @@ SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, siz
             for (int64_t k = klo; k < khi; k++) c[k] += SK_BWD_TIE(SK_BWD_LOAD(T, DT, src, k), res[k]); \
         }                                                                                         \
     }                                                                                             \
-    static void sk_bwd_rows_share_##N(void *arg, int tid, int nthreads) {                         \
+    static void sk_bwd_rows_share_##N(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) { \
         const sk_bwd_rows_job *job = arg;                                                         \
         const sk_plan *p = job->p;                                                                \
         T *share = job->share;                                                                    \
         const T *od = job->od, *xd = job->xd;                                                     \
         bool self = p->include_self, mean = p->reduce == SK_REDUCE_MEAN;                          \
         bool amx = p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN;                    \
-        int64_t lo, hi;                                                                           \
-        sk_partition(job->n, tid, nthreads, &lo, &hi);                                            \
-        if (lo >= hi) return;                                                                     \
+        (void)tid;                                                                                \
+        (void)chunk;                                                                              \
         const sk_tensor *gx = job->grad_x;                                                        \
         int64_t coord[SK_MAX_DIMS], off = gx ? sk_walk_seek(gx, lo, coord) : 0;                   \
         for (int64_t t = lo; t < hi; t++) {                                                       \
@@ -368,13 +367,14 @@ SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, siz
             sk_walk_next(gx, coord, &off);                                                        \
         }                                                                                         \
     }                                                                                             \
-    static void sk_bwd_rows_grad_##N(void *arg, int tid, int nthreads) {                          \
+    static void sk_bwd_rows_grad_##N(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) { \
         const sk_bwd_rows_job *job = arg;                                                         \
         const sk_plan *p = job->p;                                                                \
         const T *od = job->od, *share = job->share;                                               \
         bool amx = p->reduce == SK_REDUCE_AMAX || p->reduce == SK_REDUCE_AMIN;                    \
-        int64_t lo, hi, len = job->len;                                                           \
-        sk_partition(job->rows, tid, nthreads, &lo, &hi);                                         \
+        int64_t len = job->len;                                                                   \
+        (void)tid;                                                                                \
+        (void)chunk;                                                                              \
         enum { AHEAD = 16 };                                                                      \
         for (int64_t r = lo; r < hi; r++) {                                                       \
             if (r + AHEAD < hi) {                                                                 \
@@ -427,10 +427,11 @@ static bool sk_bwd_is_rows(const sk_plan *p) {
 
 /* Runs phases A-C; false (nothing written) without memory for the counts. */
 typedef void (*sk_task_fn)(void *, int, int);
+typedef void (*sk_chunk_fn)(void *, int, int64_t, int64_t, int64_t);
 static bool sk_bwd_run_rows(sk_bwd_rows_job *job, int nthreads) {
     const sk_plan *p = job->p;
-    sk_task_fn count = sk_bwd_rows_count_f32, share = sk_bwd_rows_share_f32,
-               grad = sk_bwd_rows_grad_f32;
+    sk_task_fn count = sk_bwd_rows_count_f32;
+    sk_chunk_fn share = sk_bwd_rows_share_f32, grad = sk_bwd_rows_grad_f32;
     if (p->dtype == SK_DTYPE_FLOAT64) {
         count = sk_bwd_rows_count_f64, share = sk_bwd_rows_share_f64, grad = sk_bwd_rows_grad_f64;
     } else if (p->dtype == SK_DTYPE_FLOAT16) {
@@ -444,8 +445,11 @@ static bool sk_bwd_run_rows(sk_bwd_rows_job *job, int nthreads) {
     int nt = sk_threads_for_work(nthreads, job->rows * job->len);
     if (nt > SK_BWD_MAX_THREADS) nt = SK_BWD_MAX_THREADS;
     if (counted) sk_parallel_run(nt, count, job);
-    sk_parallel_run(nt, share, job);
-    if (job->grad_src) sk_parallel_run(nt, grad, job);
+    /* chunks of about 64k elements (the threads own no state in these passes) */
+    sk_parallel_chunks(nt, job->n, sk_chunks_for(nt, job->n, (int64_t)1 << 16), share, job);
+    if (job->grad_src)
+        sk_parallel_chunks(nt, job->rows,
+                           sk_chunks_for(nt, job->rows, ((int64_t)1 << 16) / job->len + 1), grad, job);
     if (counted) sk_scratch_put(job->cnt, bytes);
     return true;
 }

@@ -57,16 +57,16 @@ static int64_t sk_scan_range(const sk_validate_job *job, int64_t lo, int64_t hi)
     return -1;
 }
 
+enum { SK_VALIDATE_MAX_CHUNKS = 1024 };
 typedef struct {
     sk_validate_job *job;
-    int64_t bad[256];
+    int64_t bad[SK_VALIDATE_MAX_CHUNKS]; /* per chunk: its first bad position, or -1 */
 } sk_validate_ctx;
 
-static void sk_validate_task(void *arg, int tid, int nthreads) {
+static void sk_validate_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
     sk_validate_ctx *c = arg;
-    int64_t lo, hi;
-    sk_partition(c->job->numel, tid, nthreads, &lo, &hi);
-    c->bad[tid] = sk_scan_range(c->job, lo, hi);
+    (void)tid;
+    c->bad[chunk] = sk_scan_range(c->job, lo, hi);
 }
 
 sk_status sk_validate_index(const char *op, const char *arg, const sk_tensor *index,
@@ -106,10 +106,11 @@ sk_status sk_validate_index(const char *op, const char *arg, const sk_tensor *in
     sk_validate_ctx ctx;
     ctx.job = &job;
     int nt = sk_threads_for_work(nthreads, numel);
-    if (nt > 256) nt = 256;
-    sk_parallel_run(nt, sk_validate_task, &ctx);
+    int64_t nchunks = sk_chunks_for(nt, numel, (int64_t)1 << 16);
+    if (nchunks > SK_VALIDATE_MAX_CHUNKS) nchunks = SK_VALIDATE_MAX_CHUNKS;
+    sk_parallel_chunks(nt, numel, nchunks, sk_validate_chunk, &ctx);
     int64_t bad = -1;
-    for (int t = 0; t < nt && bad < 0; t++) bad = ctx.bad[t];
+    for (int64_t c = 0; c < nchunks && bad < 0; c++) bad = ctx.bad[c];
     if (bad < 0) return SK_STATUS_OK;
 
     /* report the first bad value with its position in index */

@@ -1,6 +1,7 @@
 /* A small thread pool and sk_parallel_run.
  *
- * Work is split statically by the caller (sk_partition), and every kernel is
+ * Work is split by the caller, statically (sk_partition) or in chunks that
+ * threads claim one at a time (sk_parallel_chunks), and every kernel is
  * written so that the split never changes a result: that is what makes
  * results bitwise identical for every thread count. So when the pool is busy
  * (another thread of the application is inside a call), the tasks simply run
@@ -155,4 +156,39 @@ void sk_parallel_run(int nthreads, void (*fn)(void *ctx, int tid, int nthreads),
     while (sk_pool.pending > 0) pthread_cond_wait(&sk_pool.done, &sk_pool.lock);
     pthread_mutex_unlock(&sk_pool.lock);
     pthread_mutex_unlock(&sk_pool.busy);
+}
+
+/* Chunks claimed one at a time (see sk_parallel_chunks). */
+typedef struct {
+    void (*fn)(void *ctx, int tid, int64_t chunk, int64_t lo, int64_t hi);
+    void *ctx;
+    int64_t n, nchunks;
+    atomic_llong next;
+} sk_chunks_job;
+
+static void sk_chunks_task(void *arg, int tid, int nthreads) {
+    sk_chunks_job *job = arg;
+    (void)nthreads;
+    for (;;) {
+        int64_t c = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
+        if (c >= job->nchunks) return;
+        int64_t lo, hi;
+        sk_partition(job->n, (int)c, (int)job->nchunks, &lo, &hi);
+        job->fn(job->ctx, tid, c, lo, hi);
+    }
+}
+
+int64_t sk_chunks_for(int nthreads, int64_t n, int64_t grain) {
+    if (nthreads <= 1 || n <= 0) return n > 0 ? 1 : 0;
+    int64_t most = (int64_t)nthreads * SK_CHUNKS_PER_THREAD, fit = n / (grain > 0 ? grain : 1);
+    int64_t c = fit < most ? fit : most;
+    return c > nthreads ? c : (n < nthreads ? n : nthreads);
+}
+
+void sk_parallel_chunks(int nthreads, int64_t n, int64_t nchunks,
+                        void (*fn)(void *ctx, int tid, int64_t chunk, int64_t lo, int64_t hi),
+                        void *ctx) {
+    if (nchunks <= 0) return;
+    sk_chunks_job job = {fn, ctx, n, nchunks, 0};
+    sk_parallel_run(nthreads < nchunks ? nthreads : (int)nchunks, sk_chunks_task, &job);
 }

@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-#define SK_MASK_MAX_THREADS 256
+#define SK_MASK_MAX_CHUNKS 1024
 
 typedef enum {
     SK_MASK_SCATTER,     /* True: out = source[k]; False: out = x (unless in place) */
@@ -23,14 +23,16 @@ typedef struct {
     int64_t out_stride;
     bool write_unmasked;   /* masked_scatter with out != x: copy x where mask is False */
     int64_t total;
-    int64_t count[SK_MASK_MAX_THREADS]; /* trues per block, then exclusive offsets */
+    int nthreads;
+    int64_t nchunks;                     /* the same chunks for the count and the fill */
+    int64_t count[SK_MASK_MAX_CHUNKS];   /* trues per chunk, then exclusive offsets */
 } sk_mask_job;
 
-static void sk_mask_count_task(void *arg, int tid, int nthreads) {
+static void sk_mask_count_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
     sk_mask_job *job = arg;
     const sk_plan *p = &job->p;
-    int64_t lo, hi, n = 0;
-    sk_partition(job->total, tid, nthreads, &lo, &hi);
+    int64_t n = 0;
+    (void)tid;
     if (lo < hi) {
         sk_cursor c;
         sk_cursor_seek(p, &c, lo);
@@ -48,16 +50,16 @@ static void sk_mask_count_task(void *arg, int tid, int nthreads) {
             if (pos < hi) sk_cursor_advance(p, &c, run);
         }
     }
-    job->count[tid] = n;
+    job->count[chunk] = n;
 }
 
-static void sk_mask_fill_task(void *arg, int tid, int nthreads) {
+static void sk_mask_fill_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
     sk_mask_job *job = arg;
     const sk_plan *p = &job->p;
     const size_t es = p->elem_size;
     static const uint64_t zero = 0;
-    int64_t lo, hi, k = job->count[tid];
-    sk_partition(job->total, tid, nthreads, &lo, &hi);
+    int64_t k = job->count[chunk];
+    (void)tid;
     if (lo >= hi) return;
     sk_cursor c, sc;
     memset(&sc, 0, sizeof sc);
@@ -117,23 +119,24 @@ static void sk_mask_fill_task(void *arg, int tid, int nthreads) {
 /* Runs the count phase; returns the number of True positions. */
 static int64_t sk_mask_count(sk_mask_job *job, int nthreads) {
     job->total = sk_plan_numel(&job->p);
-    int nt = sk_threads_for_work(nthreads, job->total);
-    if (nt > SK_MASK_MAX_THREADS) nt = SK_MASK_MAX_THREADS;
     if (job->total == 0) return 0;
-    sk_parallel_run(nt, sk_mask_count_task, job);
+    job->nthreads = sk_threads_for_work(nthreads, job->total);
+    job->nchunks = sk_chunks_for(job->nthreads, job->total, (int64_t)1 << 16);
+    if (job->nchunks > SK_MASK_MAX_CHUNKS) job->nchunks = SK_MASK_MAX_CHUNKS;
+    sk_parallel_chunks(job->nthreads, job->total, job->nchunks, sk_mask_count_chunk, job);
     int64_t sum = 0;
-    for (int t = 0; t < nt; t++) { /* exclusive scan: block t starts at the trues before it */
-        int64_t c = job->count[t];
-        job->count[t] = sum;
-        sum += c;
+    for (int64_t c = 0; c < job->nchunks; c++) { /* exclusive scan: chunk c starts after the trues before it */
+        int64_t n = job->count[c];
+        job->count[c] = sum;
+        sum += n;
     }
     return sum;
 }
 
-static void sk_mask_fill(sk_mask_job *job, int nthreads) {
-    int nt = sk_threads_for_work(nthreads, job->total);
-    if (nt > SK_MASK_MAX_THREADS) nt = SK_MASK_MAX_THREADS;
-    if (job->total > 0) sk_parallel_run(nt, sk_mask_fill_task, job);
+/* The fill phase, over the chunks of the count phase. */
+static void sk_mask_fill(sk_mask_job *job) {
+    if (job->total > 0)
+        sk_parallel_chunks(job->nthreads, job->total, job->nchunks, sk_mask_fill_chunk, job);
 }
 
 /* Broadcast shape of x and mask (masked_select broadcasts both ways). */
@@ -231,7 +234,7 @@ sk_status sk_masked_select(const sk_tensor *x, const sk_tensor *mask, sk_tensor 
         job->kind = SK_MASK_SELECT;
         job->out_stride = out->strides[0];
         job->p.dense = out->data;
-        sk_mask_fill(job, nthreads);
+        sk_mask_fill(job);
     }
     free(job);
     return st;
@@ -265,7 +268,7 @@ sk_status sk_masked_scatter(const sk_tensor *x, const sk_tensor *mask, const sk_
     sk_mask_source(job, source);
     job->kind = SK_MASK_SCATTER;
     job->write_unmasked = !sk_same_layout(out, x);
-    sk_mask_fill(job, nthreads);
+    sk_mask_fill(job);
     free(job);
     return SK_STATUS_OK;
 }
@@ -316,7 +319,7 @@ sk_status sk_masked_scatter_backward(const sk_tensor *grad_out, const sk_tensor 
     if (grad_x) {
         job->kind = SK_MASK_GRAD_X;
         job->write_unmasked = true;
-        sk_mask_fill(job, nthreads);
+        sk_mask_fill(job);
     }
     if (grad_source) { /* elements beyond the True count were not read: 0 */
         sk_tensor zero = sk_zero_scalar(grad_source->dtype);
@@ -324,7 +327,7 @@ sk_status sk_masked_scatter_backward(const sk_tensor *grad_out, const sk_tensor 
         sk_mask_source(job, grad_source);
         job->kind = SK_MASK_GRAD_SOURCE;
         job->write_unmasked = false;
-        sk_mask_fill(job, nthreads);
+        sk_mask_fill(job);
     }
     free(job);
     return SK_STATUS_OK;
@@ -379,7 +382,7 @@ sk_status sk_masked_select_backward(const sk_tensor *grad_out, const sk_tensor *
         sk_mask_source(job, grad_out);
         job->kind = SK_MASK_SCATTER;
         job->write_unmasked = true;
-        sk_mask_fill(job, nthreads);
+        sk_mask_fill(job);
         if (!direct) st = sk_sum_to(&full, grad_x, nthreads);
     }
     free(job);

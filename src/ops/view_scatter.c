@@ -217,10 +217,11 @@ SK_INLINE void sk_pairs_row(char *o, const char *xr, const char *sr, int64_t npa
 }
 #endif
 
-static void sk_pairs_task(void *arg, int tid, int nthreads) {
+/* Rows [lo, hi) of out. */
+static void sk_pairs_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
     const sk_pairs_job *j = arg;
-    int64_t lo, hi;
-    sk_partition(j->rows, tid, nthreads, &lo, &hi);
+    (void)tid;
+    (void)chunk;
     size_t es = j->es, row = (size_t)j->len * es;
     /* out[start .. start + 2m - 1) is pairs (src, x); the last view element
      * stands alone; x before and after */
@@ -237,7 +238,7 @@ static void sk_pairs_task(void *arg, int tid, int nthreads) {
 }
 
 /* Whether the view is every other element of the last axis of each row of
- * out, with x, out and src row-major: then sk_pairs_task writes out. */
+ * out, with x, out and src row-major: then sk_pairs_chunk writes out. */
 static bool sk_pairs_plan(sk_pairs_job *j, const sk_tensor *x, const sk_tensor *src,
                           const sk_tensor *out, const sk_tensor *view) {
     int32_t nd = out->ndim, last = nd - 1;
@@ -284,10 +285,10 @@ static sk_tensor sk_rows(const sk_tensor *t, int32_t ndim, int64_t r0, int64_t r
     return s;
 }
 
-static void sk_view_task(void *arg, int tid, int nthreads) {
+/* Blocks [lo, hi). */
+static void sk_view_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
     sk_view_job *job = arg;
-    int64_t lo, hi, nblocks = (job->rows + job->block - 1) / job->block;
-    sk_partition(nblocks, tid, nthreads, &lo, &hi);
+    (void)chunk;
     for (int64_t b = lo; b < hi; b++) {
         int64_t r0 = b * job->block, r1 = r0 + job->block < job->rows ? r0 + job->block : job->rows;
         sk_tensor o = sk_rows(job->out, job->out->ndim, r0, r1);
@@ -326,7 +327,9 @@ static void sk_view_write(const sk_tensor *x, const sk_tensor *src, sk_tensor *o
     int64_t n = sk_tensor_numel(out);
     sk_pairs_job pj;
     if (copy_x && n > 0 && sk_tensor_numel(view) > 0 && sk_pairs_plan(&pj, x, src, out, view)) {
-        sk_parallel_run(sk_threads_for_work(nthreads, n), sk_pairs_task, &pj);
+        int nt = sk_threads_for_work(nthreads, n);
+        sk_parallel_chunks(nt, pj.rows, sk_chunks_for(nt, pj.rows, ((int64_t)1 << 16) / pj.len + 1),
+                           sk_pairs_chunk, &pj);
         return;
     }
     bool blocked = n > 0 && sk_tensor_numel(view) > 0 && out->ndim >= 1 && view->ndim >= 1 &&
@@ -357,7 +360,7 @@ static void sk_view_write(const sk_tensor *x, const sk_tensor *src, sk_tensor *o
     if (copy_x && sk_row_major(out) &&
         n * (int64_t)sk_dtype_size(out->dtype) >= SK_STREAM_MIN_BYTES && block_bytes <= (1u << 20))
         job.stage = sk_scratch_get((size_t)nt * block_bytes); /* NULL: the in-place blocks */
-    sk_parallel_run(nt, sk_view_task, &job);
+    sk_parallel_chunks(nt, nblocks, sk_chunks_for(nt, nblocks, 1), sk_view_chunk, &job);
     sk_scratch_put(job.stage, (size_t)nt * block_bytes);
 }
 
