@@ -121,6 +121,9 @@ def timed(fn, prep):
     return t1 - t0, r
 
 
+BLOCK_PAUSE_S = 0.05
+
+
 def run_blocks(libs, reps):
     """libs: {name: (fn, prep)}. Each library's runs go back to back, the way
     a program calls one operator many times, in two rounds of blocks in
@@ -130,12 +133,18 @@ def run_blocks(libs, reps):
     (a, b, a, b) instead put every scatterkit run right after a torch run,
     while PyTorch's OpenMP workers still spin for a few milliseconds after
     each parallel call and take a core (W6 at 2 threads: 4.3 ms alone, 6.8 ms
-    right after a torch op). Returns {name: [s]}, at least reps per library."""
+    right after a torch op), and so does a block started right after the
+    other library's block: hence the pause before each block. Returns
+    {name: [s]}, at least reps per library."""
     times = {k: [] for k in libs}
     half = (reps + 1) // 2
     order = list(libs.items())
     for rnd in (order, order[::-1]):
         for k, (fn, prep) in rnd:
+            # each block starts once the previous library's idle threads
+            # have gone to sleep (PyTorch's spin 10-20 ms after its last
+            # call; scatterkit's wait on a condition variable at once)
+            time.sleep(BLOCK_PAUSE_S)
             for _ in range(half):
                 dt, r = timed(fn, prep)
                 del r

@@ -20,7 +20,6 @@
 #include "cursor.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 
 #define SK_SCATTER_MAX_THREADS 256
@@ -39,11 +38,9 @@ typedef struct {
      * copies its targets from here, so they are still in cache when its
      * updates arrive; NULL when x was copied up front */
     const char *copy_src;
-    /* inner-axis pattern: chunks are claimed one at a time, so a thread that
-     * shares its core with another program's threads (PyTorch's OpenMP
-     * workers spin for milliseconds after each call) does less of the work */
+    /* inner-axis pattern: chunks of job->chunk targets are claimed one at a
+     * time (sk_parallel_chunks, sk_scatter_claimed) */
     bool claim;
-    atomic_llong next_chunk;
     /* inner-axis sum of floats on a 2-d plan (W6): the index copied once,
      * negatives wrapped, as uint16 when the axis has at most 65536 entries
      * (else int32), and a loop of its own (sk_inner_sum below); NULL: the
@@ -646,25 +643,27 @@ static void sk_inner_sum(const sk_scatter_job *job, int tid, int64_t clo, int64_
 #undef SK_IN_RANGE
 }
 
+/* Chunks [u0, u1) of job->chunk targets each (the inner-axis pattern). */
+static void sk_scatter_claimed(void *arg, int tid, int64_t chunk, int64_t u0, int64_t u1) {
+    sk_scatter_job *job = arg;
+    const sk_plan *p = job->p;
+    (void)chunk;
+    int64_t clo = u0 * job->chunk, chi = u1 * job->chunk;
+    if (chi > job->target_numel) chi = job->target_numel;
+    /* with the four-row buffers, sk_inner_sum copies the plan's rows itself;
+     * only targets past them (a smaller index) are copied here */
+    int64_t rows_end = p->shape[0] * p->linear_stride[0];
+    int64_t cfrom = job->inner_rows && clo < rows_end ? rows_end : clo;
+    if (job->copy_src && cfrom < chi)
+        memcpy((char *)p->out->data + (size_t)cfrom * p->elem_size,
+               job->copy_src + (size_t)cfrom * p->elem_size, (size_t)(chi - cfrom) * p->elem_size);
+    if (job->inner_index) sk_inner_sum(job, tid, clo, chi);
+    else job->pass(p, clo, chi, NULL, NULL);
+}
+
 static void sk_scatter_task(void *arg, int tid, int nthreads) {
     sk_scatter_job *job = arg;
     const sk_plan *p = job->p;
-    if (job->claim) {
-        for (;;) {
-            int64_t clo = atomic_fetch_add(&job->next_chunk, 1) * job->chunk;
-            if (clo >= job->target_numel) return;
-            int64_t chi = clo + job->chunk < job->target_numel ? clo + job->chunk : job->target_numel;
-            /* with the four-row buffers, sk_inner_sum copies the plan's rows
-             * itself; only targets past them (a smaller index) are copied here */
-            int64_t rows_end = p->shape[0] * p->linear_stride[0];
-            int64_t cfrom = job->inner_rows && clo < rows_end ? rows_end : clo;
-            if (job->copy_src && cfrom < chi)
-                memcpy((char *)p->out->data + (size_t)cfrom * p->elem_size,
-                       job->copy_src + (size_t)cfrom * p->elem_size, (size_t)(chi - cfrom) * p->elem_size);
-            if (job->inner_index) sk_inner_sum(job, tid, clo, chi);
-            else job->pass(p, clo, chi, NULL, NULL);
-        }
-    }
     int64_t lo, hi;
     sk_partition(job->target_numel, tid, nthreads, &lo, &hi);
     for (int64_t clo = lo; clo < hi; clo += job->chunk) {
@@ -1061,7 +1060,8 @@ static bool sk_run_blocks(sk_blocks_job *job, const sk_tensor *copy_from, int nt
             sk_copy_unchecked(copy_from, (sk_tensor *)p->out, nthreads);
         sk_parallel_run(nt, sk_blocks_task, job);
         int mt = sk_threads_for_work(nthreads, job->nkeys * job->len);
-        sk_parallel_chunks(mt, job->nkeys, sk_chunks_for(mt, job->nkeys, ((int64_t)1 << 14) / job->len + 1),
+        int64_t grain = ((int64_t)1 << 14) / job->len + 1; /* keys of about 16k elements */
+        sk_parallel_chunks(mt, job->nkeys, sk_chunks_for(mt, job->nkeys, grain),
                            sk_blocks_merge_chunk, job);
     }
     for (int b = 0; b < job->nblocks; b++) {
@@ -1121,7 +1121,6 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
     if (fused) {
         job.chunk = fused;
         job.claim = true;
-        atomic_init(&job.next_chunk, 0);
         if (copy_from && sk_row_major(p->out) && sk_row_major(copy_from)) {
             job.copy_src = copy_from->data;
             copy_from = NULL;
@@ -1199,6 +1198,9 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
             len >= (int64_t)nt * line) {
             sk_cols_job cj = {&job, len, (len / nt + line - 1) / line * line};
             sk_parallel_run(nt, sk_scatter_cols_task, &cj);
+        } else if (run && job.claim) {
+            int64_t units = (job.target_numel + job.chunk - 1) / job.chunk;
+            sk_parallel_chunks(nt, units, units, sk_scatter_claimed, &job);
         } else if (run) {
             sk_parallel_run(nt, sk_scatter_task, &job);
         }

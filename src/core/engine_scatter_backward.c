@@ -447,9 +447,9 @@ static bool sk_bwd_run_rows(sk_bwd_rows_job *job, int nthreads) {
     if (counted) sk_parallel_run(nt, count, job);
     /* chunks of about 64k elements (the threads own no state in these passes) */
     sk_parallel_chunks(nt, job->n, sk_chunks_for(nt, job->n, (int64_t)1 << 16), share, job);
+    int64_t row_grain = ((int64_t)1 << 16) / job->len + 1;
     if (job->grad_src)
-        sk_parallel_chunks(nt, job->rows,
-                           sk_chunks_for(nt, job->rows, ((int64_t)1 << 16) / job->len + 1), grad, job);
+        sk_parallel_chunks(nt, job->rows, sk_chunks_for(nt, job->rows, row_grain), grad, job);
     if (counted) sk_scratch_put(job->cnt, bytes);
     return true;
 }

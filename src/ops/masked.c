@@ -125,7 +125,7 @@ static int64_t sk_mask_count(sk_mask_job *job, int nthreads) {
     if (job->nchunks > SK_MASK_MAX_CHUNKS) job->nchunks = SK_MASK_MAX_CHUNKS;
     sk_parallel_chunks(job->nthreads, job->total, job->nchunks, sk_mask_count_chunk, job);
     int64_t sum = 0;
-    for (int64_t c = 0; c < job->nchunks; c++) { /* exclusive scan: chunk c starts after the trues before it */
+    for (int64_t c = 0; c < job->nchunks; c++) { /* exclusive scan: trues before chunk c */
         int64_t n = job->count[c];
         job->count[c] = sum;
         sum += n;
