@@ -421,8 +421,6 @@ sk_status sk_run_gather(sk_plan *p, int nthreads) {
     if (job.total == 0) return SK_STATUS_OK;
     int nt = sk_threads_for_work(nthreads, job.total);
     int64_t len = job.rows ? p->shape[p->ndim - 1] : 1, units = job.total / len;
-    /* chunks of at least 64k elements (256 KB of float32) */
-    sk_parallel_chunks(nt, units, sk_chunks_for(nt, units, ((int64_t)1 << 16) / len + 1),
-                       sk_gather_chunk, &job);
+    sk_parallel_chunks(nt, units, sk_chunks_for(nt, units, len), sk_gather_chunk, &job);
     return SK_STATUS_OK;
 }

@@ -38,9 +38,6 @@ typedef struct {
      * copies its targets from here, so they are still in cache when its
      * updates arrive; NULL when x was copied up front */
     const char *copy_src;
-    /* inner-axis pattern: chunks of job->chunk targets are claimed one at a
-     * time (sk_parallel_chunks, sk_scatter_claimed) */
-    bool claim;
     /* inner-axis sum of floats on a 2-d plan (W6): the index copied once,
      * negatives wrapped, as uint16 when the axis has at most 65536 entries
      * (else int32), and a loop of its own (sk_inner_sum below); NULL: the
@@ -633,7 +630,7 @@ static void sk_inner_sum(const sk_scatter_job *job, int tid, int64_t clo, int64_
         }
 #endif
         float *o = (float *)(void *)p->target + r * p->target_stride[0];
-        if (job->inner_rows && job->copy_src) /* a single row: copied here (see the claim loop) */
+        if (job->inner_rows && job->copy_src) /* a single row: copied here (see sk_scatter_claimed) */
             memcpy(o, job->copy_src + (size_t)(r * ls) * sizeof(float), (size_t)n * sizeof(float));
         const float *u = (const float *)(const void *)p->dense + r * p->dense_stride[0];
         if (i16) sk_inner_sum_row_float_uint16_t(o, u, ix, L, cts);
@@ -1060,8 +1057,7 @@ static bool sk_run_blocks(sk_blocks_job *job, const sk_tensor *copy_from, int nt
             sk_copy_unchecked(copy_from, (sk_tensor *)p->out, nthreads);
         sk_parallel_run(nt, sk_blocks_task, job);
         int mt = sk_threads_for_work(nthreads, job->nkeys * job->len);
-        int64_t grain = ((int64_t)1 << 14) / job->len + 1; /* keys of about 16k elements */
-        sk_parallel_chunks(mt, job->nkeys, sk_chunks_for(mt, job->nkeys, grain),
+        sk_parallel_chunks(mt, job->nkeys, sk_chunks_for(mt, job->nkeys, job->len),
                            sk_blocks_merge_chunk, job);
     }
     for (int b = 0; b < job->nblocks; b++) {
@@ -1120,7 +1116,6 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
     size_t index_copy_bytes = 0, inner_rows_bytes = 0;
     if (fused) {
         job.chunk = fused;
-        job.claim = true;
         if (copy_from && sk_row_major(p->out) && sk_row_major(copy_from)) {
             job.copy_src = copy_from->data;
             copy_from = NULL;
@@ -1198,7 +1193,7 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
             len >= (int64_t)nt * line) {
             sk_cols_job cj = {&job, len, (len / nt + line - 1) / line * line};
             sk_parallel_run(nt, sk_scatter_cols_task, &cj);
-        } else if (run && job.claim) {
+        } else if (run && fused) { /* chunks of job.chunk targets, claimed one at a time */
             int64_t units = (job.target_numel + job.chunk - 1) / job.chunk;
             sk_parallel_chunks(nt, units, units, sk_scatter_claimed, &job);
         } else if (run) {

@@ -445,11 +445,10 @@ static bool sk_bwd_run_rows(sk_bwd_rows_job *job, int nthreads) {
     int nt = sk_threads_for_work(nthreads, job->rows * job->len);
     if (nt > SK_BWD_MAX_THREADS) nt = SK_BWD_MAX_THREADS;
     if (counted) sk_parallel_run(nt, count, job);
-    /* chunks of about 64k elements (the threads own no state in these passes) */
-    sk_parallel_chunks(nt, job->n, sk_chunks_for(nt, job->n, (int64_t)1 << 16), share, job);
-    int64_t row_grain = ((int64_t)1 << 16) / job->len + 1;
+    /* claimed chunks: the threads own no state in these passes */
+    sk_parallel_chunks(nt, job->n, sk_chunks_for(nt, job->n, 1), share, job);
     if (job->grad_src)
-        sk_parallel_chunks(nt, job->rows, sk_chunks_for(nt, job->rows, row_grain), grad, job);
+        sk_parallel_chunks(nt, job->rows, sk_chunks_for(nt, job->rows, job->len), grad, job);
     if (counted) sk_scratch_put(job->cnt, bytes);
     return true;
 }
@@ -528,9 +527,9 @@ sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tenso
         sk_to_work(grad_out, gd, p->dtype, nthreads);
         if (xd) sk_to_work(x, xd, p->dtype, nthreads);
         if (od) sk_to_work(out, od, p->dtype, nthreads);
-        sk_bwd_rows_job rj = {p, p->shape[0], p->shape[1], NULL, gd, od, xd, grad_x,
-                              covers ? grad_src->data : NULL, job.n};
         if (rows) {
+            sk_bwd_rows_job rj = {p, p->shape[0], p->shape[1], NULL, gd, od, xd, grad_x,
+                                  covers ? grad_src->data : NULL, job.n};
             if (!sk_bwd_run_rows(&rj, nthreads)) /* no memory for the counts; nothing written */
                 st = sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory for the backward scratch",
                              p->op);

@@ -106,7 +106,7 @@ sk_status sk_validate_index(const char *op, const char *arg, const sk_tensor *in
     sk_validate_ctx ctx;
     ctx.job = &job;
     int nt = sk_threads_for_work(nthreads, numel);
-    int64_t nchunks = sk_chunks_for(nt, numel, (int64_t)1 << 16);
+    int64_t nchunks = sk_chunks_for(nt, numel, 1);
     if (nchunks > SK_VALIDATE_MAX_CHUNKS) nchunks = SK_VALIDATE_MAX_CHUNKS;
     sk_parallel_chunks(nt, numel, nchunks, sk_validate_chunk, &ctx);
     int64_t bad = -1;

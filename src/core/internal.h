@@ -156,9 +156,11 @@ enum { SK_CHUNKS_PER_THREAD = 8 };
 void sk_parallel_chunks(int nthreads, int64_t n, int64_t nchunks,
                         void (*fn)(void *ctx, int tid, int64_t chunk, int64_t lo, int64_t hi),
                         void *ctx);
-/* Chunks for n units at nthreads: about SK_CHUNKS_PER_THREAD per thread,
- * none of fewer than grain units unless that leaves fewer than nthreads. */
-int64_t sk_chunks_for(int nthreads, int64_t n, int64_t grain);
+/* Chunks for n units of unit_elems elements each at nthreads: about
+ * SK_CHUNKS_PER_THREAD per thread, none of fewer than SK_CHUNK_GRAIN
+ * elements (256 KB of float32) unless that leaves fewer than nthreads. */
+enum { SK_CHUNK_GRAIN = 1 << 16 };
+int64_t sk_chunks_for(int nthreads, int64_t n, int64_t unit_elems);
 /* Element offsets of a tensor in row-major order: sk_walk_seek puts coord
  * at position pos and returns its offset; sk_walk_next steps to the next. */
 SK_INLINE int64_t sk_walk_seek(const sk_tensor *t, int64_t pos, int64_t *coord) {

@@ -178,9 +178,10 @@ static void sk_chunks_task(void *arg, int tid, int nthreads) {
     }
 }
 
-int64_t sk_chunks_for(int nthreads, int64_t n, int64_t grain) {
+int64_t sk_chunks_for(int nthreads, int64_t n, int64_t unit_elems) {
     if (nthreads <= 1 || n <= 0) return n > 0 ? 1 : 0;
-    int64_t most = (int64_t)nthreads * SK_CHUNKS_PER_THREAD, fit = n / (grain > 0 ? grain : 1);
+    int64_t grain = unit_elems > 0 && unit_elems < SK_CHUNK_GRAIN ? SK_CHUNK_GRAIN / unit_elems : 1;
+    int64_t most = (int64_t)nthreads * SK_CHUNKS_PER_THREAD, fit = n / grain;
     int64_t c = fit < most ? fit : most;
     return c > nthreads ? c : (n < nthreads ? n : nthreads);
 }

@@ -121,7 +121,7 @@ static int64_t sk_mask_count(sk_mask_job *job, int nthreads) {
     job->total = sk_plan_numel(&job->p);
     if (job->total == 0) return 0;
     job->nthreads = sk_threads_for_work(nthreads, job->total);
-    job->nchunks = sk_chunks_for(job->nthreads, job->total, (int64_t)1 << 16);
+    job->nchunks = sk_chunks_for(job->nthreads, job->total, 1);
     if (job->nchunks > SK_MASK_MAX_CHUNKS) job->nchunks = SK_MASK_MAX_CHUNKS;
     sk_parallel_chunks(job->nthreads, job->total, job->nchunks, sk_mask_count_chunk, job);
     int64_t sum = 0;

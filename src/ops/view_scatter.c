@@ -328,8 +328,7 @@ static void sk_view_write(const sk_tensor *x, const sk_tensor *src, sk_tensor *o
     sk_pairs_job pj;
     if (copy_x && n > 0 && sk_tensor_numel(view) > 0 && sk_pairs_plan(&pj, x, src, out, view)) {
         int nt = sk_threads_for_work(nthreads, n);
-        sk_parallel_chunks(nt, pj.rows, sk_chunks_for(nt, pj.rows, ((int64_t)1 << 16) / pj.len + 1),
-                           sk_pairs_chunk, &pj);
+        sk_parallel_chunks(nt, pj.rows, sk_chunks_for(nt, pj.rows, pj.len), sk_pairs_chunk, &pj);
         return;
     }
     bool blocked = n > 0 && sk_tensor_numel(view) > 0 && out->ndim >= 1 && view->ndim >= 1 &&
@@ -360,7 +359,7 @@ static void sk_view_write(const sk_tensor *x, const sk_tensor *src, sk_tensor *o
     if (copy_x && sk_row_major(out) &&
         n * (int64_t)sk_dtype_size(out->dtype) >= SK_STREAM_MIN_BYTES && block_bytes <= (1u << 20))
         job.stage = sk_scratch_get((size_t)nt * block_bytes); /* NULL: the in-place blocks */
-    sk_parallel_chunks(nt, nblocks, sk_chunks_for(nt, nblocks, 1), sk_view_chunk, &job);
+    sk_parallel_chunks(nt, nblocks, sk_chunks_for(nt, nblocks, n / nblocks), sk_view_chunk, &job);
     sk_scratch_put(job.stage, (size_t)nt * block_bytes);
 }
 

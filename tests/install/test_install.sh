@@ -30,14 +30,12 @@ prefix="$work/prefix"
 
 build=${SK_INSTALL_BUILD_DIR:-$work/build}
 echo "== configure, build and install the library into $prefix (build: $build)"
-if [ -n "${SK_INSTALL_BUILD_DIR:-}" ]; then
-    cmake -S "$src" -B "$build" -DCMAKE_INSTALL_PREFIX="$prefix" "$@" >"$work/configure.log" 2>&1 ||
-        { cat "$work/configure.log"; exit 1; }
-else
-    cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSK_BUILD_TESTS=OFF \
-        -DCMAKE_INSTALL_PREFIX="$prefix" "$@" >"$work/configure.log" 2>&1 ||
-        { cat "$work/configure.log"; exit 1; }
-fi
+# a build of our own is configured as Release without tests; a given one keeps its settings
+fresh="-DCMAKE_BUILD_TYPE=Release -DSK_BUILD_TESTS=OFF"
+[ -z "${SK_INSTALL_BUILD_DIR:-}" ] || fresh=""
+# shellcheck disable=SC2086  # $fresh is zero or two words
+cmake -S "$src" -B "$build" $fresh -DCMAKE_INSTALL_PREFIX="$prefix" "$@" >"$work/configure.log" 2>&1 ||
+    { cat "$work/configure.log"; exit 1; }
 cmake --build "$build" -j "$jobs" >"$work/build.log" 2>&1 ||
     { cat "$work/build.log"; exit 1; }
 cmake --install "$build" >"$work/install.log" 2>&1 ||
