@@ -6,7 +6,10 @@
 typedef struct {
     const sk_plan *p;
     int64_t total;
-    bool rows; /* the row pattern: chunks count rows */
+    bool rows;    /* the row pattern: chunks count rows */
+    int64_t tile; /* column tiles (sk_plan_column_tile): chunks count tiles; else 0 */
+    char *pack;   /* per thread, pack_bytes each: a tile of x's target rows, packed */
+    size_t pack_bytes;
 } sk_gather_job;
 
 /* Copies `n` elements of width ES from src (stride ss) to dst (stride ds). */
@@ -388,12 +391,45 @@ SK_INLINE void sk_gather_row_range(const sk_plan *p, int64_t lo, int64_t hi, con
     }
 }
 
-/* Positions [lo, hi) of the output, or rows [lo, hi) for the row pattern. */
-SK_HOT static void sk_gather_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
+SK_HOT static void sk_gather_chunk_range(const sk_gather_job *job, const sk_plan *p, int64_t lo,
+                                         int64_t hi);
+
+/* Positions [lo, hi) of the output, rows [lo, hi) for the row pattern, or
+ * column tiles [lo, hi). */
+static void sk_gather_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
     const sk_gather_job *job = arg;
     const sk_plan *p = job->p;
-    (void)tid;
     (void)chunk;
+    if (job->tile) { /* tiles [lo, hi): each packed, then gathered from row by row */
+        char *pack = job->pack + (size_t)tid * job->pack_bytes;
+        for (int64_t t = lo; t < hi; t++) {
+            int64_t c0 = t * job->tile, c1 = c0 + job->tile < p->shape[1] ? c0 + job->tile : p->shape[1];
+            sk_plan tile = sk_plan_columns(p, c0, c1);
+            size_t w = (size_t)(c1 - c0) * p->elem_size;
+            sk_copy_rows(pack, (ptrdiff_t)w, tile.target,
+                         (ptrdiff_t)(p->comp_target_stride[0] * (int64_t)p->elem_size),
+                         p->comp_size[0], w);
+            tile.target = pack;
+            tile.comp_target_stride[0] = c1 - c0;
+            /* a strip of rows at a time, the next strip's index and out
+             * lines asked for first (without, the index loads took half of
+             * the time) */
+            enum { STRIP = 8 };
+            int64_t rows = tile.shape[0], cols = tile.shape[1];
+            for (int64_t r = 0; r < rows; r += STRIP) {
+                sk_plan_prefetch_rows(&tile, r + STRIP, r + 2 * STRIP);
+                int64_t r1 = r + STRIP < rows ? r + STRIP : rows;
+                sk_gather_chunk_range(job, &tile, r * cols, r1 * cols);
+            }
+        }
+        return;
+    }
+    sk_gather_chunk_range(job, p, lo, hi);
+}
+
+/* Positions [lo, hi) of plan p, or its rows [lo, hi) for the row pattern. */
+SK_HOT static void sk_gather_chunk_range(const sk_gather_job *job, const sk_plan *p, int64_t lo,
+                                         int64_t hi) {
 #define SK_GATHER_CASE(ES)                                                                 \
     case ES:                                                                               \
         if (job->rows) {                                                                   \
@@ -417,9 +453,23 @@ SK_HOT static void sk_gather_chunk(void *arg, int tid, int64_t chunk, int64_t lo
 
 sk_status sk_run_gather(sk_plan *p, int nthreads) {
     sk_plan_normalize(p);
-    sk_gather_job job = {p, sk_plan_numel(p), sk_gather_is_rows(p)};
+    sk_gather_job job = {p, sk_plan_numel(p), sk_gather_is_rows(p), 0, NULL, 0};
     if (job.total == 0) return SK_STATUS_OK;
     int nt = sk_threads_for_work(nthreads, job.total);
+    if (!job.rows && (job.tile = sk_plan_column_tile(p))) {
+        /* gather of elements along a leading axis, x[index[r, c], c]: a tile
+         * of columns at a time, packed (x and index 1024 x 4096, float32,
+         * in C at 1 thread: 55-110 against 15-22 ms) */
+        job.pack_bytes = (size_t)(p->comp_size[0] * job.tile) * p->elem_size;
+        if ((double)nt * (double)job.pack_bytes <= 16.0 * (double)job.total &&
+            (job.pack = sk_scratch_get((size_t)nt * job.pack_bytes))) {
+            int64_t units = (p->shape[1] + job.tile - 1) / job.tile;
+            sk_parallel_chunks(nt, units, units, sk_gather_chunk, &job);
+            sk_scratch_put(job.pack, (size_t)nt * job.pack_bytes);
+            return SK_STATUS_OK;
+        }
+        job.tile = 0;
+    }
     int64_t len = job.rows ? p->shape[p->ndim - 1] : 1, units = job.total / len;
     sk_parallel_chunks(nt, units, sk_chunks_for(nt, units, len), sk_gather_chunk, &job);
     return SK_STATUS_OK;

@@ -48,6 +48,11 @@ typedef struct {
      * per thread (sk_inner_sum4 below); NULL: one row at a time */
     float *inner_rows;
     int64_t inner_rows_stride; /* floats per thread in inner_rows */
+    /* column tiles (sk_plan_column_tile), a tile of out packed per thread in
+     * pack (pack_bytes each); tile 0: not used */
+    int64_t tile;
+    char *pack;
+    size_t pack_bytes;
 } sk_scatter_job;
 
 /* ---- per-dtype arithmetic (value semantics in the accumulation type) ---- */
@@ -100,10 +105,31 @@ SK_INLINE double sk_op_f(double a, double b, const sk_reduce RED, const sk_dtype
     case SK_REDUCE_SUM:
     case SK_REDUCE_MEAN: return SK_FOP(DT, af + bf, a + b);
     case SK_REDUCE_PROD: return SK_FOP(DT, af * bf, a * b);
-    case SK_REDUCE_AMAX: return (a > b || a != a) ? a : b; /* NaN propagates */
-    case SK_REDUCE_AMIN: return (a < b || a != a) ? a : b;
+    /* NaN propagates. `|`, not `||`: one select the compiler vectorises (with
+     * `||` the float64 row loops branched per element, W2's shape in float64
+     * amax: 108 against 43 ms for sum) */
+    case SK_REDUCE_AMAX: return ((a > b) | (a != a)) ? a : b;
+    case SK_REDUCE_AMIN: return ((a < b) | (a != a)) ? a : b;
     default: return b;
     }
+}
+/* amax/amin of floats without a branch: a when it wins or is NaN, else b
+ * (sk_op_f's rule), chosen by masking the bits */
+SK_INLINE float sk_pick_f32(float a, float b, const sk_reduce RED) {
+    uint32_t ua, ub, take = (uint32_t)0 - (uint32_t)((RED == SK_REDUCE_AMAX ? a > b : a < b) | (a != a));
+    memcpy(&ua, &a, 4);
+    memcpy(&ub, &b, 4);
+    ub ^= (ua ^ ub) & take;
+    memcpy(&b, &ub, 4);
+    return b;
+}
+SK_INLINE double sk_pick_f64(double a, double b, const sk_reduce RED) {
+    uint64_t ua, ub, take = (uint64_t)0 - (uint64_t)((RED == SK_REDUCE_AMAX ? a > b : a < b) | (a != a));
+    memcpy(&ua, &a, 8);
+    memcpy(&ub, &b, 8);
+    ub ^= (ua ^ ub) & take;
+    memcpy(&b, &ub, 8);
+    return b;
 }
 SK_INLINE int64_t sk_op_i(int64_t a, int64_t b, const sk_reduce RED, const sk_dtype DT) {
     switch (RED) {
@@ -319,6 +345,19 @@ SK_INLINE void sk_scatter_pass(const sk_plan *p, int64_t clo, int64_t chi, float
             const sk_index_mode mode = p->mode;
             /* every target the run can reach is in the chunk: no range test */
             const bool inside = ls == 0 && c.linear >= clo && c.linear + (n - 1) * cls < chi;
+/* a (op) b for the typed loops below: assign moves the bits; amax/amin pick
+ * through a mask, so that random data costs no mispredicted branches (the
+ * compiler made `?:` on floats a branch: an element scatter along the last
+ * axis with amax took twice the time of sum) */
+#define SK_TIGHT_APPLY(FT, dst, b)                                                                 \
+    do {                                                                                           \
+        if (RED == SK_REDUCE_NONE) (dst) = (b);                                                    \
+        else if ((RED == SK_REDUCE_AMAX || RED == SK_REDUCE_AMIN) && DT == SK_DTYPE_FLOAT32)       \
+            (dst) = (FT)sk_pick_f32((float)(dst), (float)(b), RED);                                \
+        else if ((RED == SK_REDUCE_AMAX || RED == SK_REDUCE_AMIN) && DT == SK_DTYPE_FLOAT64)       \
+            (dst) = (FT)sk_pick_f64((double)(dst), (double)(b), RED);                              \
+        else (dst) = (FT)sk_op_f((dst), (b), RED, DT);                                             \
+    } while (0)
 #define SK_VARYING_TIGHT(IT, FT)                                                                   \
     do {                                                                                           \
         FT *restrict d_ = (FT *)(void *)p->target + c.target;                                      \
@@ -328,7 +367,7 @@ SK_INLINE void sk_scatter_pass(const sk_plan *p, int64_t clo, int64_t chi, float
             for (int64_t j = 0; j < run; j++) {                                                    \
                 int64_t v = x_[j];                                                                 \
                 v += v < 0 ? n : 0;                                                                \
-                d_[v] = (FT)sk_op_f(d_[v], s_[j], RED, DT);                                        \
+                SK_TIGHT_APPLY(FT, d_[v], s_[j]);                                                  \
             }                                                                                      \
             break;                                                                                 \
         }                                                                                          \
@@ -336,7 +375,7 @@ SK_INLINE void sk_scatter_pass(const sk_plan *p, int64_t clo, int64_t chi, float
             int64_t v = x_[j * is];                                                                \
             v += v < 0 ? n : 0;                                                                    \
             FT *t_ = d_ + j * ts + v * cts;                                                        \
-            *t_ = (FT)sk_op_f(*t_, s_[j * ds], RED, DT);                                           \
+            SK_TIGHT_APPLY(FT, *t_, s_[j * ds]);                                                   \
         }                                                                                          \
     } while (0)
 #define SK_VARYING_SCATTER(IT)                                                                     \
@@ -350,6 +389,14 @@ SK_INLINE void sk_scatter_pass(const sk_plan *p, int64_t clo, int64_t chi, float
                 SK_VARYING_TIGHT(IT, float);                                                       \
             else                                                                                   \
                 SK_VARYING_TIGHT(IT, double);                                                      \
+            break;                                                                                 \
+        }                                                                                          \
+        if (inside && mode == SK_INDEX_MODE_ERROR && RED == SK_REDUCE_NONE) {                     \
+            /* assign: a typed store of the element's bits */                                      \
+            if (ES == 8) SK_VARYING_TIGHT(IT, uint64_t);                                           \
+            else if (ES == 4) SK_VARYING_TIGHT(IT, uint32_t);                                      \
+            else if (ES == 2) SK_VARYING_TIGHT(IT, uint16_t);                                      \
+            else SK_VARYING_TIGHT(IT, uint8_t);                                                    \
             break;                                                                                 \
         }                                                                                          \
         if (inside && mode == SK_INDEX_MODE_ERROR) {                                               \
@@ -377,6 +424,7 @@ SK_INLINE void sk_scatter_pass(const sk_plan *p, int64_t clo, int64_t chi, float
             else SK_VARYING_SCATTER(int32_t);
 #undef SK_VARYING_SCATTER
 #undef SK_VARYING_TIGHT
+#undef SK_TIGHT_APPLY
         } else {
             for (int64_t j = 0; j < run; j++) {
                 int64_t toff = c.target + j * ts, lin = c.linear + j * ls;
@@ -654,8 +702,49 @@ static void sk_scatter_claimed(void *arg, int tid, int64_t chunk, int64_t u0, in
     if (job->copy_src && cfrom < chi)
         memcpy((char *)p->out->data + (size_t)cfrom * p->elem_size,
                job->copy_src + (size_t)cfrom * p->elem_size, (size_t)(chi - cfrom) * p->elem_size);
-    if (job->inner_index) sk_inner_sum(job, tid, clo, chi);
-    else job->pass(p, clo, chi, NULL, NULL);
+    if (job->inner_index) {
+        sk_inner_sum(job, tid, clo, chi);
+    } else if (p->ndim == 2 && p->linear_stride[0] > 0) {
+        /* only the plan rows that reach the chunk: a pass over the whole
+         * plan would skip every other row one at a time (a chunk is a few
+         * rows of out, so that is most of the work for a small row) */
+        int64_t ls = p->linear_stride[0], reach = p->comp_size[0] * p->comp_linear_stride[0];
+        int64_t r0 = clo >= reach ? (clo - reach) / ls + 1 : 0, r1 = (chi + ls - 1) / ls;
+        if (r1 > p->shape[0]) r1 = p->shape[0];
+        if (r0 >= r1) return;
+        sk_plan rows = sk_plan_rows(p, r0, r1);
+        job->pass(&rows, clo - r0 * ls, chi - r0 * ls, NULL, NULL);
+    } else {
+        job->pass(p, clo, chi, NULL, NULL);
+    }
+}
+
+/* Column tiles [t0, t1) (elements along a leading axis, no scratch): each
+ * tile of out is packed, updated a strip of rows at a time (the next strip's
+ * index and src lines asked for first), and written back. A tile owns its
+ * targets, and each target sees its updates in row-major order. */
+static void sk_scatter_tiles(void *arg, int tid, int64_t chunk, int64_t t0, int64_t t1) {
+    sk_scatter_job *job = arg;
+    const sk_plan *p = job->p;
+    (void)chunk;
+    char *pack = job->pack + (size_t)tid * job->pack_bytes;
+    ptrdiff_t row = (ptrdiff_t)(p->comp_target_stride[0] * (int64_t)p->elem_size);
+    for (int64_t t = t0; t < t1; t++) {
+        int64_t c0 = t * job->tile, c1 = c0 + job->tile < p->shape[1] ? c0 + job->tile : p->shape[1];
+        sk_plan tile = sk_plan_columns(p, c0, c1);
+        size_t w = (size_t)(c1 - c0) * p->elem_size;
+        char *at = tile.target;
+        sk_copy_rows(pack, (ptrdiff_t)w, at, row, p->comp_size[0], w);
+        tile.target = pack;
+        tile.comp_target_stride[0] = c1 - c0;
+        enum { STRIP = 8 };
+        for (int64_t r = 0; r < tile.shape[0]; r += STRIP) {
+            sk_plan_prefetch_rows(&tile, r + STRIP, r + 2 * STRIP);
+            sk_plan strip = sk_plan_rows(&tile, r, r + STRIP < tile.shape[0] ? r + STRIP : tile.shape[0]);
+            job->pass(&strip, 0, INT64_MAX, NULL, NULL);
+        }
+        sk_copy_rows(at, row, pack, (ptrdiff_t)w, p->comp_size[0], w);
+    }
 }
 
 static void sk_scatter_task(void *arg, int tid, int nthreads) {
@@ -773,33 +862,39 @@ SK_INLINE void sk_block_row(char *restrict dst, const char *restrict src, int64_
  * loads of a row overlap with those of the next rows only while the loop is
  * short): one row dimension that does not move the target, one index
  * component, values already checked. Row r goes to base + v * vstride. */
-SK_INLINE void sk_block_tight(const sk_blocks_job *job, int64_t r0, int64_t r1, char *base,
-                              size_t vstride, int32_t *cnt, bool replace_first, const bool IS64,
-                              const int64_t len, const sk_dtype DT, const sk_reduce RED) {
+SK_INLINE void sk_block_tight(const sk_blocks_job *job, int64_t r0, int64_t r1, int64_t klo,
+                              int64_t khi, char *base, size_t vstride, int32_t *cnt,
+                              bool replace_first, const bool IS64, const int64_t len,
+                              const sk_dtype DT, const sk_reduce RED) {
     const sk_plan *rp = &job->rows;
     const size_t ES = sk_es(DT), PES = SK_IS_HALF(DT) ? 4 : ES;
     const int64_t n = rp->comp_size[0], cks = rp->comp_linear_stride[0],
                   is = rp->index_stride[0], ds = rp->dense_stride[0];
-    const bool two_lines = (size_t)len * PES > 64;
+    /* lines of a target row and of a src row asked for ahead (up to 4) */
+    const size_t part_row = (size_t)len * PES < 256 ? (size_t)len * PES : 256,
+                 src_row = (size_t)len * ES < 256 ? (size_t)len * ES : 256;
+    /* more threads than blocks: this thread applies the rows of keys [klo, khi) */
+    const bool whole = klo == 0 && khi == job->nkeys;
     const char *src = rp->dense;
     const int64_t *ix64 = (const int64_t *)rp->index;
     const int32_t *ix32 = (const int32_t *)rp->index;
     enum { AHEAD = 16 };
     for (int64_t r = r0; r < r1; r++) {
         if (r + AHEAD < r1) { /* a negative value prefetches a harmless wrong line */
-            const char *q = base + (IS64 ? ix64[(r + AHEAD) * is] : ix32[(r + AHEAD) * is]) *
-                                       (ptrdiff_t)vstride;
-            __builtin_prefetch(q, 1);
-            if (two_lines) __builtin_prefetch(q + 64, 1);
+            int64_t va = IS64 ? ix64[(r + AHEAD) * is] : ix32[(r + AHEAD) * is];
+            const char *q = base + va * (ptrdiff_t)vstride;
+            if (whole || (uint64_t)((va + (va < 0 ? n : 0)) * cks - klo) < (uint64_t)(khi - klo)) {
+                for (size_t o = 0; o < part_row; o += 64) __builtin_prefetch(q + o, 1);
+            }
             /* src is read once: asked for with the non-temporal hint, so
              * that it displaces fewer of the target rows from the caches
              * (W5, one process: 21-29 against 23-34 ms) */
             const char *sq = src + (size_t)((r + AHEAD) * ds) * ES;
-            __builtin_prefetch(sq, 0, 0);
-            if ((size_t)len * ES > 64) __builtin_prefetch(sq + 64, 0, 0);
+            for (size_t o = 0; o < src_row; o += 64) __builtin_prefetch(sq + o, 0, 0);
         }
         int64_t v = IS64 ? ix64[r * is] : ix32[r * is];
         v += v < 0 ? n : 0;
+        if (!whole && (uint64_t)(v * cks - klo) >= (uint64_t)(khi - klo)) continue;
         bool first = cnt[v * cks]++ == 0 && replace_first;
         sk_block_row(base + (size_t)v * vstride, src + (size_t)(r * ds) * ES, len, first, DT, RED);
     }
@@ -838,8 +933,7 @@ SK_INLINE void sk_block_walk(const sk_blocks_job *job, int b, int64_t klo, int64
     const int64_t ds = rp->dense_stride[d], ts = rp->target_stride[d], ks = rp->linear_stride[d],
                   is = rp->index_stride[d];
     enum { AHEAD = 16 };
-    if (rp->ndim == 1 && rp->ncomp == 1 && ts == 0 && ks == 0 && klo == 0 && khi == job->nkeys &&
-        rp->mode == SK_INDEX_MODE_ERROR) {
+    if (rp->ndim == 1 && rp->ncomp == 1 && ts == 0 && ks == 0 && rp->mode == SK_INDEX_MODE_ERROR) {
         char *base = part ? part : p->target;
         size_t vstride = part ? (size_t)(rp->comp_linear_stride[0] * len) * PES
                               : (size_t)rp->comp_target_stride[0] * ES;
@@ -847,13 +941,13 @@ SK_INLINE void sk_block_walk(const sk_blocks_job *job, int b, int64_t klo, int64
          * row loops unroll and the loop keeps its state in registers (W2 at
          * 2 threads, one process: 13.7-15.8 against 15.3-17.4 ms) */
         if (len == 32 && rp->index_is64)
-            sk_block_tight(job, r0, r1, base, vstride, cnt, replace_first, true, 32, DT, RED);
+            sk_block_tight(job, r0, r1, klo, khi, base, vstride, cnt, replace_first, true, 32, DT, RED);
         else if (len == 32)
-            sk_block_tight(job, r0, r1, base, vstride, cnt, replace_first, false, 32, DT, RED);
+            sk_block_tight(job, r0, r1, klo, khi, base, vstride, cnt, replace_first, false, 32, DT, RED);
         else if (rp->index_is64)
-            sk_block_tight(job, r0, r1, base, vstride, cnt, replace_first, true, len, DT, RED);
+            sk_block_tight(job, r0, r1, klo, khi, base, vstride, cnt, replace_first, true, len, DT, RED);
         else
-            sk_block_tight(job, r0, r1, base, vstride, cnt, replace_first, false, len, DT, RED);
+            sk_block_tight(job, r0, r1, klo, khi, base, vstride, cnt, replace_first, false, len, DT, RED);
         return;
     }
     sk_cursor c;
@@ -1010,6 +1104,14 @@ static bool sk_blocks_plan(sk_blocks_job *job, const sk_plan *p, int64_t target_
      * updates then go to scratch on huge pages (memory.c) instead of to an
      * out on 4 KB pages, where TLB misses made W2 1.2-1.8x slower. */
     job->all_partials = half || (double)job->nblocks * part + counts <= budget;
+    /* 16-bit types need a float32 partial for every block: with room for
+     * only one, a single block whose threads split the keys (index_add of
+     * bfloat16 rows, W5's shape: 20-25 against 80-90 ms for owner-computes,
+     * whose generic row loop converts and reduces element by element) */
+    if (half && (double)job->nblocks * part + counts > budget) {
+        job->nblocks = 1;
+        counts = (double)job->nkeys * sizeof(int32_t);
+    }
     if ((double)(job->all_partials ? job->nblocks : job->nblocks - 1) * part + counts > budget)
         return false;
     SK_DTYPES(SK_SELECT_BLOCKS_FOR_DTYPE)
@@ -1172,6 +1274,15 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
     }
     sk_status st = SK_STATUS_OK;
     bool run = job.total > 0 && job.target_numel > 0;
+    if (run && !fused && !job.half && !job.counted && p->linear_stride[0] == 0 &&
+        (job.tile = sk_plan_column_tile(p))) {
+        /* elements along a leading axis, out[index[r, c], c] (x, index and
+         * src 1024 x 4096 float32, C at 2 threads: sum 170-200 against X ms) */
+        job.pack_bytes = (size_t)(p->comp_size[0] * job.tile) * p->elem_size;
+        if ((double)nt * (double)job.pack_bytes > 16.0 * (double)p->index_numel ||
+            !(job.pack = sk_scratch_get((size_t)nt * job.pack_bytes)))
+            job.tile = 0;
+    }
     if ((job.half || job.counted) && run) {
         /* 4 bytes (half) + 8 (counted) per target of a chunk, allocated before
          * anything is written */
@@ -1193,6 +1304,9 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
             len >= (int64_t)nt * line) {
             sk_cols_job cj = {&job, len, (len / nt + line - 1) / line * line};
             sk_parallel_run(nt, sk_scatter_cols_task, &cj);
+        } else if (run && job.tile) {
+            int64_t units = (p->shape[1] + job.tile - 1) / job.tile;
+            sk_parallel_chunks(nt, units, units, sk_scatter_tiles, &job);
         } else if (run && fused) { /* chunks of job.chunk targets, claimed one at a time */
             int64_t units = (job.target_numel + job.chunk - 1) / job.chunk;
             sk_parallel_chunks(nt, units, units, sk_scatter_claimed, &job);
@@ -1201,6 +1315,7 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
         }
     }
     sk_scratch_put(index_copy, index_copy_bytes);
+    if (job.pack) sk_scratch_put(job.pack, (size_t)nt * job.pack_bytes);
     if (job.inner_rows) sk_scratch_put(job.inner_rows, inner_rows_bytes);
     for (int t = 0; t < nt; t++) {
         sk_scratch_put(job.acc[t], (size_t)job.chunk * sizeof(float));

@@ -11,6 +11,33 @@ typedef struct {
     int64_t first_bad; /* per thread, written by its owner only */
 } sk_validate_job;
 
+/* The first j < run with v = p[j * is] outside [-n, n), or -1. A block of
+ * values is tested without a branch per value (v in [-n, n) <=> (uint64)(v +
+ * n) < span = 2n), so that the loop vectorises (64-bit compares: the AVX2
+ * clone); only a block with a bad value is searched again. An early exit per value had made the check as slow as
+ * the scatter after it (an element scatter of 4M values: 3.3 ms of 13). */
+#define SK_SCAN_RUN(NAME, IT)                                                                      \
+    SK_HOT static int64_t NAME(const IT *p, int64_t run, int64_t is, int64_t n, uint64_t span) {          \
+        enum { BLOCK = 512 };                                                                      \
+        for (int64_t j0 = 0; j0 < run; j0 += BLOCK) {                                              \
+            int64_t m = run - j0 < BLOCK ? run - j0 : BLOCK;                                       \
+            const IT *b = p + j0 * is;                                                             \
+            uint64_t bad = 0;                                                                      \
+            if (is == 1)                                                                           \
+                for (int64_t j = 0; j < m; j++) bad |= (uint64_t)(int64_t)b[j] + (uint64_t)n >= span; \
+            else                                                                                   \
+                for (int64_t j = 0; j < m; j++)                                                    \
+                    bad |= (uint64_t)(int64_t)b[j * is] + (uint64_t)n >= span;                    \
+            if (!bad) continue;                                                                    \
+            for (int64_t j = 0; j < m; j++)                                                        \
+                if ((uint64_t)(int64_t)b[j * is] + (uint64_t)n >= span) return j0 + j;             \
+        }                                                                                          \
+        return -1;                                                                                 \
+    }
+SK_SCAN_RUN(sk_scan_run64, int64_t)
+SK_SCAN_RUN(sk_scan_run32, int32_t)
+#undef SK_SCAN_RUN
+
 /* Finds the row-major position of the first invalid value in [lo, hi). */
 static int64_t sk_scan_range(const sk_validate_job *job, int64_t lo, int64_t hi) {
     const sk_tensor *t = job->index;
@@ -27,15 +54,9 @@ static int64_t sk_scan_range(const sk_validate_job *job, int64_t lo, int64_t hi)
             int64_t n = job->sizes[job->comp_dim < 0 ? 0 : coord[job->comp_dim]];
             /* v in [-n, n) <=> (uint64)(v + n) < 2n; one compare per value */
             uint64_t span = (uint64_t)n * 2u;
-            if (is64) {
-                const int64_t *p = (const int64_t *)t->data + off;
-                for (int64_t j = 0; j < run; j++)
-                    if ((uint64_t)p[j * is] + (uint64_t)n >= span) return pos + j;
-            } else {
-                const int32_t *p = (const int32_t *)t->data + off;
-                for (int64_t j = 0; j < run; j++)
-                    if ((uint64_t)(int64_t)p[j * is] + (uint64_t)n >= span) return pos + j;
-            }
+            int64_t j = is64 ? sk_scan_run64((const int64_t *)t->data + off, run, is, n, span)
+                             : sk_scan_run32((const int32_t *)t->data + off, run, is, n, span);
+            if (j >= 0) return pos + j;
         } else {
             for (int64_t j = 0; j < run; j++) {
                 int64_t n = job->sizes[coord[inner] + j];

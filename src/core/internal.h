@@ -5,6 +5,7 @@
 #include "scatterkit.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Hot kernels get an AVX2 clone chosen at load time (x86-64 with GCC or
@@ -260,6 +261,43 @@ void sk_plan_add_dim(sk_plan *p, int64_t size, int64_t dense_stride, int64_t tar
  * stride array at once. Keeps row-major order of the iteration. */
 void sk_plan_normalize(sk_plan *p);
 int64_t sk_plan_numel(const sk_plan *p);
+/* Column tiles: a 2-d plan whose one index component replaces the row
+ * coordinate (gather or scatter of elements along a leading axis, columns
+ * contiguous in the target) reaches, from each row of the iteration, one
+ * element in each of n target rows at random. Walked row by row, every access
+ * misses (each target row is its own lines and pages). A tile of columns at a
+ * time is packed instead into a buffer of n short rows (not left in place:
+ * with the power-of-two row strides of most tensors the tile's lines fall in
+ * a few cache sets, and missed as much). Returns the tile width in columns
+ * (0: the pattern differs, the tile would not fit, or the whole plan is
+ * small). Per column, the rows are still visited in order. */
+int64_t sk_plan_column_tile(const sk_plan *p);
+/* The columns [c0, c1) of such a plan (base pointers moved; linear offsets
+ * then count from column c0). */
+sk_plan sk_plan_columns(const sk_plan *p, int64_t c0, int64_t c1);
+/* Rows [r0, r1) of a plan's first dimension (base pointers moved; linear
+ * offsets then count from row r0). */
+sk_plan sk_plan_rows(const sk_plan *p, int64_t r0, int64_t r1);
+/* Asks for the index and dense lines of the rows [r0, r1) of a 2-d plan
+ * (up to 1 KiB of each row): short rows in pages of their own, which the
+ * hardware prefetchers do not follow. */
+SK_INLINE void sk_plan_prefetch_rows(const sk_plan *p, int64_t r0, int64_t r1) {
+    size_t ies = p->index_is64 ? 8 : 4, es = p->elem_size;
+    size_t ispan = (size_t)(p->shape[1] * llabs(p->index_stride[1])) * ies,
+           dspan = (size_t)(p->shape[1] * llabs(p->dense_stride[1])) * es;
+    for (int64_t r = r0; r < r1 && r < p->shape[0]; r++) {
+        const char *ia = (const char *)p->index + (ptrdiff_t)(r * p->index_stride[0]) * (ptrdiff_t)ies;
+        const char *da = p->dense + (ptrdiff_t)(r * p->dense_stride[0]) * (ptrdiff_t)es;
+        for (size_t b = 0; b < ispan && b < 1024; b += 64) __builtin_prefetch(ia + b);
+        for (size_t b = 0; b < dspan && b < 1024; b += 64) __builtin_prefetch(da + b, 1);
+    }
+}
+/* n rows of `bytes` each, from rows `from_step` bytes apart to rows
+ * `to_step` apart (packing and unpacking column tiles). */
+SK_INLINE void sk_copy_rows(char *to, ptrdiff_t to_step, const char *from, ptrdiff_t from_step,
+                            int64_t n, size_t bytes) {
+    for (int64_t v = 0; v < n; v++) memcpy(to + v * to_step, from + v * from_step, bytes);
+}
 
 sk_status sk_run_gather(sk_plan *p, int nthreads);
 /* Pools of 2 MiB-aligned huge-page blocks kept between calls (memory.c):

@@ -162,3 +162,36 @@ void sk_plan_normalize(sk_plan *p) {
     }
     p->ndim = n;
 }
+
+int64_t sk_plan_column_tile(const sk_plan *p) {
+    if (p->ndim != 2 || p->ncomp != 1 || p->target_stride[0] != 0 || p->index_stride[1] == 0 ||
+        p->target_stride[1] != 1)
+        return 0;
+    int64_t es = (int64_t)p->elem_size, n = p->comp_size[0], rows = p->shape[0], cols = p->shape[1];
+    /* target rows apart by at least the plan's columns (tiles never share a
+     * target), a tile of n rows within TILE_BYTES at one line per row, and
+     * rows enough to repay packing each tile (a plan row per 8 target rows) */
+    enum { LINE = 64, TILE_BYTES = 256 << 10 /* half of a 512 KiB L2 */ };
+    if (p->comp_target_stride[0] < cols || n * LINE > TILE_BYTES || rows * 8 < n || n < 2) return 0;
+    int64_t line = LINE / es, width = TILE_BYTES / (n * es) / line * line;
+    return width * 2 <= cols ? width : 0;
+}
+sk_plan sk_plan_columns(const sk_plan *p, int64_t c0, int64_t c1) {
+    sk_plan s = *p;
+    ptrdiff_t es = (ptrdiff_t)p->elem_size;
+    s.shape[1] = c1 - c0;
+    s.dense += (ptrdiff_t)(c0 * p->dense_stride[1]) * es;
+    s.target += (ptrdiff_t)(c0 * p->target_stride[1]) * es;
+    s.index = (const char *)p->index + (ptrdiff_t)(c0 * p->index_stride[1]) * (p->index_is64 ? 8 : 4);
+    return s;
+}
+
+sk_plan sk_plan_rows(const sk_plan *p, int64_t r0, int64_t r1) {
+    sk_plan s = *p;
+    ptrdiff_t es = (ptrdiff_t)p->elem_size;
+    s.shape[0] = r1 - r0;
+    s.dense += (ptrdiff_t)(r0 * p->dense_stride[0]) * es;
+    s.target += (ptrdiff_t)(r0 * p->target_stride[0]) * es;
+    s.index = (const char *)p->index + (ptrdiff_t)(r0 * p->index_stride[0]) * (p->index_is64 ? 8 : 4);
+    return s;
+}

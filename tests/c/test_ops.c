@@ -315,6 +315,7 @@ static const gather_case gather_cases[] = {
     {{2, {300, 256}}, {2, {300, 256}}, 1, true},
     {{2, {256, 300}}, {2, {300, 200}}, 0, true},
     {{2, {3, 1100}}, {2, {3, 1100}}, 1, true}, /* last axis in blocks of 512 (and a tail) */
+    {{2, {512, 300}}, {2, {100, 290}}, 0, true}, /* column tiles: 128 float32 columns */
 };
 
 static const sk_index_mode gather_modes[3] = {SK_INDEX_MODE_ERROR, SK_INDEX_MODE_CLIP,
@@ -582,6 +583,45 @@ static void gather_last_axis_bounds(void) {
             }
 }
 
+/* Column tiles (sk_plan_column_tile): a gather along axis 0 with x, index
+ * and out row-major, wide enough for several tiles of 64 to 256 columns and a
+ * partial last one, every mode and both index widths. */
+static void gather_column_tiles(void) {
+    static const sk_dtype dts[] = {SK_DTYPE_FLOAT32, SK_DTYPE_FLOAT64, SK_DTYPE_BFLOAT16};
+    const skt_shape xs = {2, {512, 700}}, is = {2, {100, 650}};
+    skt_rng r;
+    skt_seed(&r, 111);
+    for (size_t di = 0; di < COUNT(dts); di++)
+        for (int ii = 0; ii < 2; ii++)
+            for (int mi = 0; mi < 3; mi++) {
+                sk_index_mode mode = gather_modes[mi];
+                skt_buf x, idx, out, fb;
+                int64_t lo, hi;
+                skt_make(&x, dts[di], xs.ndim, xs.d, SKT_CONTIG, 0, &r);
+                skt_fill(&x, &r, SKT_VAL_NAN);
+                skt_make(&idx, index_dtypes[ii], is.ndim, is.d, SKT_CONTIG, 0, &r);
+                index_bounds(512, mode, &lo, &hi);
+                skt_fill_index(&idx, &r, -1, &lo, &hi);
+                sprinkle_extremes(&idx, mode, &r);
+                skt_make(&out, dts[di], is.ndim, is.d, SKT_CONTIG, 0, &r);
+                op_args a = {0};
+                a.index = &idx;
+                a.axis = 0;
+                a.mode = mode;
+                a.fill = make_fill(&fb, dts[di], mi, &r);
+                char desc[1024];
+                snprintf(desc, sizeof desc, "gather (column tiles) mode=%s", skt_mode_names[mode]);
+                skt_desc(desc, sizeof desc, "x", &x.t);
+                skt_desc(desc, sizeof desc, "index", &idx.t);
+                const skt_buf *inputs[] = {&x, &idx, &fb};
+                skt_run_case(desc, call_gather, &a, &x, &out, false, 0, inputs, 3);
+                skt_free(&x);
+                skt_free(&idx);
+                skt_free(&out);
+                skt_free(&fb);
+            }
+}
+
 static void test_gather(void) {
     REQUIRE_OP(sk_gather);
     REQUIRE_OP(sk_gather_shape);
@@ -640,6 +680,7 @@ static void test_gather(void) {
     gather_errors();
     gather_streamed_last_axis();
     gather_last_axis_bounds();
+    gather_column_tiles();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1354,6 +1395,8 @@ static const scatter_case scatter_cases[] = {
      {12, {2, 1, 2, 1, 3, 1, 2, 1, 2, 1, 2, 3}}, 4, false},
     {{2, {200, 64}}, {2, {1200, 64}}, {2, {1200, 64}}, 0, true},
     {{2, {64, 300}}, {2, {64, 1200}}, {2, {64, 1200}}, 1, true},
+    {{2, {512, 300}}, {2, {100, 290}}, {2, {100, 290}}, 0, true}, /* column tiles */
+    {{2, {40, 1100}}, {2, {40, 1500}}, {2, {40, 1500}}, 1, true}, /* last axis, rows claimed */
 };
 
 /* Builds x/out for a reducing case (x is out itself when in place). */
@@ -1611,6 +1654,54 @@ static void scatter_blocked_rows(void) {
                 }
 }
 
+/* Column tiles: a scatter of elements along axis 0, x, index, src and out
+ * row-major (the tiles are packed from out and written back), every
+ * reduction, with and without include_self (mean and include_self=false
+ * keep owner-computes), every mode, in place too. */
+static void scatter_column_tiles(void) {
+    static const sk_dtype dts[] = {SK_DTYPE_FLOAT32, SK_DTYPE_FLOAT64, SK_DTYPE_INT32};
+    const skt_shape xs = {2, {512, 700}}, is = {2, {100, 650}};
+    skt_rng r;
+    skt_seed(&r, 112);
+    for (size_t di = 0; di < COUNT(dts); di++)
+        for (int ri = 0; ri < 6; ri++)
+            for (int si = 0; si < 2; si++)
+                for (int mi = 0; mi < 3; mi++) {
+                    red_params p = {dts[di], mi == 1 ? SK_DTYPE_INT32 : SK_DTYPE_INT64,
+                                    (sk_reduce)ri, si == 0, mi == 2, true, scatter_modes[mi]};
+                    if (!reduce_ok(p.dt, p.reduce)) continue;
+                    skt_buf x, idx, src, out;
+                    int64_t lo, hi;
+                    skt_make(&x, p.dt, xs.ndim, xs.d, SKT_CONTIG, 0, &r);
+                    skt_fill(&x, &r, values_for(p.reduce));
+                    if (p.inplace) skt_clone(&out, &x);
+                    else skt_make(&out, p.dt, xs.ndim, xs.d, SKT_CONTIG, 0, &r);
+                    skt_make(&idx, p.it, is.ndim, is.d, SKT_CONTIG, 0, &r);
+                    index_bounds(512, p.mode, &lo, &hi);
+                    skt_fill_index(&idx, &r, -1, &lo, &hi);
+                    sprinkle_extremes(&idx, p.mode, &r);
+                    skt_make(&src, p.dt, is.ndim, is.d, SKT_CONTIG, 0, &r);
+                    skt_fill(&src, &r, values_for(p.reduce));
+                    op_args a = {0};
+                    a.index = &idx;
+                    a.src = &src;
+                    a.axis = 0;
+                    a.reduce = p.reduce;
+                    a.include_self = p.include_self;
+                    a.mode = p.mode;
+                    char desc[1024];
+                    red_desc(desc, sizeof desc, "scatter (column tiles)", &p);
+                    skt_desc(desc, sizeof desc, "index", &idx.t);
+                    const skt_buf *inputs[] = {&idx, &src, &x};
+                    skt_run_case(desc, call_scatter, &a, &x, &out, p.inplace,
+                                 tol_for(p.dt, p.reduce), inputs, p.inplace ? 2 : 3);
+                    skt_free(&x);
+                    skt_free(&idx);
+                    skt_free(&src);
+                    skt_free(&out);
+                }
+}
+
 static void test_scatter(void) {
     REQUIRE_OP(sk_scatter);
     skt_rng r;
@@ -1656,6 +1747,7 @@ static void test_scatter(void) {
     scatter_half_rounding();
     scatter_errors();
     scatter_blocked_rows();
+    scatter_column_tiles();
 }
 
 /* ------------------------------------------------------------------------ */
