@@ -404,7 +404,7 @@ static void sk_gather_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64
         char *pack = job->pack + (size_t)tid * job->pack_bytes;
         for (int64_t t = lo; t < hi; t++) {
             int64_t c0 = t * job->tile, c1 = c0 + job->tile < p->shape[1] ? c0 + job->tile : p->shape[1];
-            sk_plan tile = sk_plan_columns(p, c0, c1);
+            sk_plan tile = sk_plan_slice(p, 1, c0, c1);
             size_t w = (size_t)(c1 - c0) * p->elem_size;
             sk_copy_rows(pack, (ptrdiff_t)w, tile.target,
                          (ptrdiff_t)(p->comp_target_stride[0] * (int64_t)p->elem_size),

@@ -115,22 +115,18 @@ SK_INLINE double sk_op_f(double a, double b, const sk_reduce RED, const sk_dtype
 }
 /* amax/amin of floats without a branch: a when it wins or is NaN, else b
  * (sk_op_f's rule), chosen by masking the bits */
-SK_INLINE float sk_pick_f32(float a, float b, const sk_reduce RED) {
-    uint32_t ua, ub, take = (uint32_t)0 - (uint32_t)((RED == SK_REDUCE_AMAX ? a > b : a < b) | (a != a));
-    memcpy(&ua, &a, 4);
-    memcpy(&ub, &b, 4);
-    ub ^= (ua ^ ub) & take;
-    memcpy(&b, &ub, 4);
-    return b;
-}
-SK_INLINE double sk_pick_f64(double a, double b, const sk_reduce RED) {
-    uint64_t ua, ub, take = (uint64_t)0 - (uint64_t)((RED == SK_REDUCE_AMAX ? a > b : a < b) | (a != a));
-    memcpy(&ua, &a, 8);
-    memcpy(&ub, &b, 8);
-    ub ^= (ua ^ ub) & take;
-    memcpy(&b, &ub, 8);
-    return b;
-}
+#define SK_DEFINE_PICK(NAME, FT, UT)                                                               \
+    SK_INLINE FT NAME(FT a, FT b, const sk_reduce RED) {                                           \
+        UT ua, ub, take = (UT)0 - (UT)((RED == SK_REDUCE_AMAX ? a > b : a < b) | (a != a));        \
+        memcpy(&ua, &a, sizeof a);                                                                 \
+        memcpy(&ub, &b, sizeof b);                                                                 \
+        ub ^= (ua ^ ub) & take;                                                                    \
+        memcpy(&b, &ub, sizeof b);                                                                 \
+        return b;                                                                                  \
+    }
+SK_DEFINE_PICK(sk_pick_f32, float, uint32_t)
+SK_DEFINE_PICK(sk_pick_f64, double, uint64_t)
+#undef SK_DEFINE_PICK
 SK_INLINE int64_t sk_op_i(int64_t a, int64_t b, const sk_reduce RED, const sk_dtype DT) {
     switch (RED) {
     case SK_REDUCE_SUM:
@@ -712,7 +708,7 @@ static void sk_scatter_claimed(void *arg, int tid, int64_t chunk, int64_t u0, in
         int64_t r0 = clo >= reach ? (clo - reach) / ls + 1 : 0, r1 = (chi + ls - 1) / ls;
         if (r1 > p->shape[0]) r1 = p->shape[0];
         if (r0 >= r1) return;
-        sk_plan rows = sk_plan_rows(p, r0, r1);
+        sk_plan rows = sk_plan_slice(p, 0, r0, r1);
         job->pass(&rows, clo - r0 * ls, chi - r0 * ls, NULL, NULL);
     } else {
         job->pass(p, clo, chi, NULL, NULL);
@@ -731,7 +727,7 @@ static void sk_scatter_tiles(void *arg, int tid, int64_t chunk, int64_t t0, int6
     ptrdiff_t row = (ptrdiff_t)(p->comp_target_stride[0] * (int64_t)p->elem_size);
     for (int64_t t = t0; t < t1; t++) {
         int64_t c0 = t * job->tile, c1 = c0 + job->tile < p->shape[1] ? c0 + job->tile : p->shape[1];
-        sk_plan tile = sk_plan_columns(p, c0, c1);
+        sk_plan tile = sk_plan_slice(p, 1, c0, c1);
         size_t w = (size_t)(c1 - c0) * p->elem_size;
         char *at = tile.target;
         sk_copy_rows(pack, (ptrdiff_t)w, at, row, p->comp_size[0], w);
@@ -740,7 +736,7 @@ static void sk_scatter_tiles(void *arg, int tid, int64_t chunk, int64_t t0, int6
         enum { STRIP = 8 };
         for (int64_t r = 0; r < tile.shape[0]; r += STRIP) {
             sk_plan_prefetch_rows(&tile, r + STRIP, r + 2 * STRIP);
-            sk_plan strip = sk_plan_rows(&tile, r, r + STRIP < tile.shape[0] ? r + STRIP : tile.shape[0]);
+            sk_plan strip = sk_plan_slice(&tile, 0, r, r + STRIP < tile.shape[0] ? r + STRIP : tile.shape[0]);
             job->pass(&strip, 0, INT64_MAX, NULL, NULL);
         }
         sk_copy_rows(at, row, pack, (ptrdiff_t)w, p->comp_size[0], w);

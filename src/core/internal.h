@@ -272,12 +272,10 @@ int64_t sk_plan_numel(const sk_plan *p);
  * (0: the pattern differs, the tile would not fit, or the whole plan is
  * small). Per column, the rows are still visited in order. */
 int64_t sk_plan_column_tile(const sk_plan *p);
-/* The columns [c0, c1) of such a plan (base pointers moved; linear offsets
- * then count from column c0). */
-sk_plan sk_plan_columns(const sk_plan *p, int64_t c0, int64_t c1);
-/* Rows [r0, r1) of a plan's first dimension (base pointers moved; linear
- * offsets then count from row r0). */
-sk_plan sk_plan_rows(const sk_plan *p, int64_t r0, int64_t r1);
+/* Positions [lo, hi) of dimension d of a plan (its rows or, for column
+ * tiles, its columns): base pointers moved, so linear offsets then count
+ * from position lo. */
+sk_plan sk_plan_slice(const sk_plan *p, int d, int64_t lo, int64_t hi);
 /* Asks for the index and dense lines of the rows [r0, r1) of a 2-d plan
  * (up to 1 KiB of each row): short rows in pages of their own, which the
  * hardware prefetchers do not follow. */

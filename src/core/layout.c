@@ -176,22 +176,13 @@ int64_t sk_plan_column_tile(const sk_plan *p) {
     int64_t line = LINE / es, width = TILE_BYTES / (n * es) / line * line;
     return width * 2 <= cols ? width : 0;
 }
-sk_plan sk_plan_columns(const sk_plan *p, int64_t c0, int64_t c1) {
-    sk_plan s = *p;
-    ptrdiff_t es = (ptrdiff_t)p->elem_size;
-    s.shape[1] = c1 - c0;
-    s.dense += (ptrdiff_t)(c0 * p->dense_stride[1]) * es;
-    s.target += (ptrdiff_t)(c0 * p->target_stride[1]) * es;
-    s.index = (const char *)p->index + (ptrdiff_t)(c0 * p->index_stride[1]) * (p->index_is64 ? 8 : 4);
-    return s;
-}
 
-sk_plan sk_plan_rows(const sk_plan *p, int64_t r0, int64_t r1) {
+sk_plan sk_plan_slice(const sk_plan *p, int d, int64_t lo, int64_t hi) {
     sk_plan s = *p;
     ptrdiff_t es = (ptrdiff_t)p->elem_size;
-    s.shape[0] = r1 - r0;
-    s.dense += (ptrdiff_t)(r0 * p->dense_stride[0]) * es;
-    s.target += (ptrdiff_t)(r0 * p->target_stride[0]) * es;
-    s.index = (const char *)p->index + (ptrdiff_t)(r0 * p->index_stride[0]) * (p->index_is64 ? 8 : 4);
+    s.shape[d] = hi - lo;
+    s.dense += (ptrdiff_t)(lo * p->dense_stride[d]) * es;
+    s.target += (ptrdiff_t)(lo * p->target_stride[d]) * es;
+    s.index = (const char *)p->index + (ptrdiff_t)(lo * p->index_stride[d]) * (p->index_is64 ? 8 : 4);
     return s;
 }

@@ -1607,6 +1607,45 @@ static void scatter_errors(void) {
  * index [1, 9000, 16] broadcast along its last dimension into x [1, 300, 16].
  * skt_run_case compares with the reference at 1, 2 and 3 threads (3: more
  * threads than blocks). */
+/* One scatter case of red_params p over x of shape xs (the layout given,
+ * or row-major when in place) and an index and src of shape is (index
+ * values over n, then the edge values of p.mode sprinkled in when asked),
+ * checked against the reference by skt_run_case. */
+static void scatter_one(const char *what, const red_params *p, const skt_shape *xs,
+                        skt_layout x_layout, const skt_shape *is, skt_layout idx_layout,
+                        int32_t axis, int64_t n, bool extremes, skt_rng *r) {
+    skt_buf x, idx, src, out;
+    int64_t lo, hi;
+    /* out row-major: the row pattern and the tiles need contiguous targets */
+    skt_make(&x, p->dt, xs->ndim, xs->d, p->inplace ? SKT_CONTIG : x_layout, 0, r);
+    skt_fill(&x, r, values_for(p->reduce));
+    if (p->inplace) skt_clone(&out, &x);
+    else skt_make(&out, p->dt, xs->ndim, xs->d, SKT_CONTIG, 0, r);
+    skt_make(&idx, p->it, is->ndim, is->d, idx_layout, 0, r);
+    index_bounds(n, p->mode, &lo, &hi);
+    skt_fill_index(&idx, r, -1, &lo, &hi);
+    if (extremes) sprinkle_extremes(&idx, p->mode, r);
+    skt_make(&src, p->dt, is->ndim, is->d, SKT_CONTIG, 0, r);
+    skt_fill(&src, r, values_for(p->reduce));
+    op_args a = {0};
+    a.index = &idx;
+    a.src = &src;
+    a.axis = axis;
+    a.reduce = p->reduce;
+    a.include_self = p->include_self;
+    a.mode = p->mode;
+    char desc[1024];
+    red_desc(desc, sizeof desc, what, p);
+    skt_desc(desc, sizeof desc, "index", &idx.t);
+    const skt_buf *inputs[] = {&idx, &src, &x};
+    skt_run_case(desc, call_scatter, &a, &x, &out, p->inplace, tol_for(p->dt, p->reduce), inputs,
+                 p->inplace ? 2 : 3);
+    skt_free(&x);
+    skt_free(&idx);
+    skt_free(&src);
+    skt_free(&out);
+}
+
 static void scatter_blocked_rows(void) {
     static const sk_dtype dts[] = {SK_DTYPE_FLOAT32, SK_DTYPE_FLOAT64, SK_DTYPE_BFLOAT16,
                                    SK_DTYPE_INT32, SK_DTYPE_BOOL};
@@ -1621,36 +1660,8 @@ static void scatter_blocked_rows(void) {
                                     si == 0, v == 1, true,
                                     v ? SK_INDEX_MODE_DROP : SK_INDEX_MODE_ERROR};
                     if (!reduce_ok(p.dt, p.reduce)) continue;
-                    skt_buf x, idx, src, out;
-                    int64_t lo, hi;
-                    /* out row-major: the row pattern needs contiguous target rows */
-                    skt_make(&x, p.dt, xs.ndim, xs.d, p.inplace ? SKT_CONTIG : in_layout(&r), 0,
-                             &r);
-                    skt_fill(&x, &r, values_for(p.reduce));
-                    if (p.inplace) skt_clone(&out, &x);
-                    else skt_make(&out, p.dt, xs.ndim, xs.d, SKT_CONTIG, 0, &r);
-                    skt_make(&idx, p.it, is.ndim, is.d, SKT_BROADCAST, 0, &r);
-                    index_bounds(300, p.mode, &lo, &hi);
-                    skt_fill_index(&idx, &r, -1, &lo, &hi);
-                    skt_make(&src, p.dt, is.ndim, is.d, SKT_CONTIG, 0, &r);
-                    skt_fill(&src, &r, values_for(p.reduce));
-                    op_args a = {0};
-                    a.index = &idx;
-                    a.src = &src;
-                    a.axis = 1;
-                    a.reduce = p.reduce;
-                    a.include_self = p.include_self;
-                    a.mode = p.mode;
-                    char desc[1024];
-                    red_desc(desc, sizeof desc, "scatter (blocked rows)", &p);
-                    skt_desc(desc, sizeof desc, "index", &idx.t);
-                    const skt_buf *inputs[] = {&idx, &src, &x};
-                    skt_run_case(desc, call_scatter, &a, &x, &out, p.inplace,
-                                 tol_for(p.dt, p.reduce), inputs, p.inplace ? 2 : 3);
-                    skt_free(&x);
-                    skt_free(&idx);
-                    skt_free(&src);
-                    skt_free(&out);
+                    scatter_one("scatter (blocked rows)", &p, &xs, in_layout(&r), &is,
+                                SKT_BROADCAST, 1, 300, false, &r);
                 }
 }
 
@@ -1670,35 +1681,8 @@ static void scatter_column_tiles(void) {
                     red_params p = {dts[di], mi == 1 ? SK_DTYPE_INT32 : SK_DTYPE_INT64,
                                     (sk_reduce)ri, si == 0, mi == 2, true, scatter_modes[mi]};
                     if (!reduce_ok(p.dt, p.reduce)) continue;
-                    skt_buf x, idx, src, out;
-                    int64_t lo, hi;
-                    skt_make(&x, p.dt, xs.ndim, xs.d, SKT_CONTIG, 0, &r);
-                    skt_fill(&x, &r, values_for(p.reduce));
-                    if (p.inplace) skt_clone(&out, &x);
-                    else skt_make(&out, p.dt, xs.ndim, xs.d, SKT_CONTIG, 0, &r);
-                    skt_make(&idx, p.it, is.ndim, is.d, SKT_CONTIG, 0, &r);
-                    index_bounds(512, p.mode, &lo, &hi);
-                    skt_fill_index(&idx, &r, -1, &lo, &hi);
-                    sprinkle_extremes(&idx, p.mode, &r);
-                    skt_make(&src, p.dt, is.ndim, is.d, SKT_CONTIG, 0, &r);
-                    skt_fill(&src, &r, values_for(p.reduce));
-                    op_args a = {0};
-                    a.index = &idx;
-                    a.src = &src;
-                    a.axis = 0;
-                    a.reduce = p.reduce;
-                    a.include_self = p.include_self;
-                    a.mode = p.mode;
-                    char desc[1024];
-                    red_desc(desc, sizeof desc, "scatter (column tiles)", &p);
-                    skt_desc(desc, sizeof desc, "index", &idx.t);
-                    const skt_buf *inputs[] = {&idx, &src, &x};
-                    skt_run_case(desc, call_scatter, &a, &x, &out, p.inplace,
-                                 tol_for(p.dt, p.reduce), inputs, p.inplace ? 2 : 3);
-                    skt_free(&x);
-                    skt_free(&idx);
-                    skt_free(&src);
-                    skt_free(&out);
+                    scatter_one("scatter (column tiles)", &p, &xs, SKT_CONTIG, &is, SKT_CONTIG, 0,
+                                512, true, &r);
                 }
 }
 

@@ -10,22 +10,7 @@ import pytest
 import torch
 
 import scatterkit as sk
-
-
-def _both(fn):
-    out = {}
-    for nt in (1, 2):
-        sk.set_num_threads(nt)
-        out[nt] = fn()
-    return out[1], out[2]
-
-
-def _same_bits(a, b):
-    assert a.dtype == b.dtype and a.shape == b.shape
-    if a.dtype == torch.bool:
-        assert torch.equal(a, b)
-    else:
-        assert torch.equal(a.view(torch.uint8), b.view(torch.uint8))
+from helpers import assert_close, assert_same, normalize_index, ref_scatter, same_for_all_threads
 
 
 def _values(rng, shape, dtype):
@@ -36,22 +21,8 @@ def _values(rng, shape, dtype):
     return torch.from_numpy(rng.integers(-50, 50, shape)).to(dtype)
 
 
-def _clip(i, n):
-    """SPEC's clip: values in [-n, n) wrap, the others clamp to [0, n - 1]."""
-    return torch.where((i >= -n) & (i < n), i % n, i.clamp(0, n - 1))
-
-
-def _last_wins(x, i, src, axis):
-    """Assign along `axis` of 2-d tensors, the last update in row-major order
-    winning (per line of the other axis, the last position along `axis`)."""
-    ref = x.clone().numpy()
-    ii, ss = i.numpy() % x.shape[axis], src.numpy()
-    if axis == 1:
-        ref, ii, ss = ref.T, ii.T, ss.T  # views: lines are columns now
-    for c in range(ii.shape[1]):
-        vals, first = np.unique(ii[::-1, c], return_index=True)
-        ref[vals, c] = ss[ii.shape[0] - 1 - first, c]
-    return torch.from_numpy(ref.T.copy() if axis == 1 else ref)
+def _threads(fn):
+    return same_for_all_threads(fn, (1, 2))
 
 
 # (rows of x, rows of index, columns): tiles of 128 float32 columns for 512
@@ -65,25 +36,22 @@ SHAPES = [(512, 300, 700), (300, 64, 4100)]
 def test_gather_leading_axis(dtype, n, rows, cols, rng, restore_threads):
     x = _values(rng, (n, cols + 5), dtype)  # x wider than index: rows apart by cols + 5
     i = torch.from_numpy(rng.integers(-n, n, (rows, cols)))
-    a, b = _both(lambda: sk.gather(x, i, 0))
-    _same_bits(a, b)
-    _same_bits(b, torch.gather(x, 0, i % n))
+    b = _threads(lambda: sk.gather(x, i, 0))
+    assert_same(b, torch.gather(x, 0, i % n))
     i32 = i.to(torch.int32)
-    _same_bits(sk.gather(x, i32, 0), b)
+    assert_same(sk.gather(x, i32, 0), b)
 
 
 def test_gather_leading_axis_modes(rng, restore_threads):
     n, rows, cols = 512, 200, 900
     x = _values(rng, (n, cols), torch.float32)
     i = torch.from_numpy(rng.integers(-2 * n, 2 * n, (rows, cols)))
-    a, b = _both(lambda: sk.gather(x, i, 0, mode="clip"))
-    _same_bits(a, b)
-    _same_bits(b, torch.gather(x, 0, _clip(i, n)))
-    a, b = _both(lambda: sk.gather(x, i, 0, mode="fill", fill_value=-7.0))
-    _same_bits(a, b)
+    b = _threads(lambda: sk.gather(x, i, 0, mode="clip"))
+    assert_same(b, torch.gather(x, 0, normalize_index(i, n, "clip")[0]))
+    b = _threads(lambda: sk.gather(x, i, 0, mode="fill", fill_value=-7.0))
     ok = (i >= -n) & (i < n)
     ref = torch.where(ok, torch.gather(x, 0, (i % n)), torch.tensor(-7.0))
-    _same_bits(b, ref)
+    assert_same(b, ref)
     with pytest.raises(IndexError, match="gather"):
         sk.gather(x, i, 0)
 
@@ -93,9 +61,8 @@ def test_gather_leading_axis_strided(rng, restore_threads):
     n, cols = 600, 800
     x = _values(rng, (n, 2 * cols), torch.float32)[:, ::2]
     i = torch.from_numpy(rng.integers(0, n, (cols, 300))).t()
-    a, b = _both(lambda: sk.gather(x, i, 0))
-    _same_bits(a, b)
-    _same_bits(b, torch.gather(x, 0, i))
+    b = _threads(lambda: sk.gather(x, i, 0))
+    assert_same(b, torch.gather(x, 0, i))
 
 
 @pytest.mark.parametrize("reduce", [None, "sum", "prod", "amax", "amin"])
@@ -108,16 +75,15 @@ def test_scatter_leading_axis(reduce, dtype, n, rows, cols, rng, restore_threads
         src = (torch.from_numpy(rng.random((rows, cols))) * 0.2 + 0.9).to(dtype)
     else:
         src = _values(rng, (rows, cols), dtype)
-    a, b = _both(lambda: sk.scatter(x, i, src, 0, reduce=reduce))
-    _same_bits(a, b)
+    b = _threads(lambda: sk.scatter(x, i, src, 0, reduce=reduce))
     if reduce is None:
-        ref = _last_wins(x, i, src, 0)
+        ref = ref_scatter(x, i, src, 0)
     else:
         ref = x.clone().scatter_reduce_(0, i % n, src, reduce)
     if dtype.is_floating_point and reduce in ("sum", "prod"):
-        torch.testing.assert_close(b, ref, rtol=1e-5, atol=1e-5)
+        assert_close(b, ref, rtol=1e-5, atol=1e-5)
     else:
-        _same_bits(b, ref)
+        assert_same(b, ref)
 
 
 def test_scatter_leading_axis_modes_and_nan(rng, restore_threads):
@@ -126,21 +92,19 @@ def test_scatter_leading_axis_modes_and_nan(rng, restore_threads):
     i = torch.from_numpy(rng.integers(-2 * n, 2 * n, (rows, cols)))
     src = _values(rng, (rows, cols), torch.float32)
     src[5, 7] = float("nan")
-    a, b = _both(lambda: sk.scatter(x, i, src, 0, reduce="amax", mode="clip"))
-    _same_bits(a, b)
-    _same_bits(b, x.clone().scatter_reduce_(0, _clip(i, n), src, "amax"))
-    a, b = _both(lambda: sk.scatter(x, i, src, 0, reduce="sum", mode="drop"))
-    _same_bits(a, b)
+    b = _threads(lambda: sk.scatter(x, i, src, 0, reduce="amax", mode="clip"))
+    assert_same(b, x.clone().scatter_reduce_(0, normalize_index(i, n, "clip")[0], src, "amax"))
+    b = _threads(lambda: sk.scatter(x, i, src, 0, reduce="sum", mode="drop"))
     keep = (i >= -n) & (i < n)
     ref = x.clone().scatter_add_(0, torch.where(keep, i % n, 0), torch.where(keep, src, 0.0))
-    torch.testing.assert_close(b, ref)
+    assert_close(b, ref, rtol=1e-5, atol=1e-5)
     with pytest.raises(IndexError, match="scatter"):
         sk.scatter(x, i, src, 0)
     # in place: out is x
     y = x.clone()
     j = i.clamp(-n, n - 1)
     sk.scatter(y, j, src, 0, reduce="amax", out=y)
-    _same_bits(y, x.clone().scatter_reduce_(0, j % n, src, "amax"))
+    assert_same(y, x.clone().scatter_reduce_(0, j % n, src, "amax"))
 
 
 @pytest.mark.parametrize("reduce", [None, "sum", "amax"])
@@ -154,13 +118,12 @@ def test_scatter_last_axis_rows(reduce, dtype, rng, restore_threads):
     i = torch.from_numpy(rng.integers(-n, n, (rows, 3000)))
     src = _values(rng, (rows, 3000), dtype) if dtype != torch.uint8 else \
         torch.from_numpy(rng.integers(0, 200, (rows, 3000)).astype(np.uint8))
-    a, b = _both(lambda: sk.scatter(x, i, src, 1, reduce=reduce))
-    _same_bits(a, b)
+    b = _threads(lambda: sk.scatter(x, i, src, 1, reduce=reduce))
     if reduce is None:
-        ref = _last_wins(x, i, src, 1)
+        ref = ref_scatter(x, i, src, 1)
     else:
         ref = x.clone().scatter_reduce_(1, i % n, src, reduce)
-    _same_bits(b, ref)
+    assert_same(b, ref)
 
 
 @pytest.mark.parametrize("is64", [True, False])
@@ -193,12 +156,11 @@ def test_index_scatter_16bit_single_partial(dtype, reduce, rng, restore_threads)
     x = _values(rng, (n, w), dtype)
     i = torch.from_numpy(rng.integers(-n, n, L))
     u = _values(rng, (L, w), dtype)
-    a, b = _both(lambda: sk.index_scatter(x, i, u, 0, reduce=reduce))
-    _same_bits(a, b)
+    b = _threads(lambda: sk.index_scatter(x, i, u, 0, reduce=reduce))
     sk.set_num_threads(4)  # more threads than keys' halves: still the same bits
-    _same_bits(sk.index_scatter(x, i, u, 0, reduce=reduce), b)
+    assert_same(sk.index_scatter(x, i, u, 0, reduce=reduce), b)
     if reduce == "sum":
         ref = x.float().index_add(0, i % n, u.float())
     else:
         ref = x.float().index_reduce(0, i % n, u.float(), reduce)
-    torch.testing.assert_close(b.float(), ref.to(dtype).float(), rtol=1e-2, atol=1e-2)
+    assert_close(b.float(), ref.to(dtype).float(), rtol=1e-2, atol=1e-2)
