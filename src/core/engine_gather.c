@@ -394,33 +394,22 @@ SK_INLINE void sk_gather_row_range(const sk_plan *p, int64_t lo, int64_t hi, con
 SK_HOT static void sk_gather_chunk_range(const sk_gather_job *job, const sk_plan *p, int64_t lo,
                                          int64_t hi);
 
+/* A strip of a packed column tile (sk_plan_walk_tile), all of it. */
+static void sk_gather_strip(void *ctx, const sk_plan *strip) {
+    sk_gather_chunk_range(ctx, strip, 0, sk_plan_numel(strip));
+}
+
 /* Positions [lo, hi) of the output, rows [lo, hi) for the row pattern, or
  * column tiles [lo, hi). */
 static void sk_gather_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
     const sk_gather_job *job = arg;
     const sk_plan *p = job->p;
     (void)chunk;
-    if (job->tile) { /* tiles [lo, hi): each packed, then gathered from row by row */
-        char *pack = job->pack + (size_t)tid * job->pack_bytes;
+    if (job->tile) { /* tiles [lo, hi): each packed, then gathered from strip by strip */
         for (int64_t t = lo; t < hi; t++) {
             int64_t c0 = t * job->tile, c1 = c0 + job->tile < p->shape[1] ? c0 + job->tile : p->shape[1];
-            sk_plan tile = sk_plan_slice(p, 1, c0, c1);
-            size_t w = (size_t)(c1 - c0) * p->elem_size;
-            sk_copy_rows(pack, (ptrdiff_t)w, tile.target,
-                         (ptrdiff_t)(p->comp_target_stride[0] * (int64_t)p->elem_size),
-                         p->comp_size[0], w);
-            tile.target = pack;
-            tile.comp_target_stride[0] = c1 - c0;
-            /* a strip of rows at a time, the next strip's index and out
-             * lines asked for first (without, the index loads took half of
-             * the time) */
-            enum { STRIP = 8 };
-            int64_t rows = tile.shape[0], cols = tile.shape[1];
-            for (int64_t r = 0; r < rows; r += STRIP) {
-                sk_plan_prefetch_rows(&tile, r + STRIP, r + 2 * STRIP);
-                int64_t r1 = r + STRIP < rows ? r + STRIP : rows;
-                sk_gather_chunk_range(job, &tile, r * cols, r1 * cols);
-            }
+            sk_plan_walk_tile(p, c0, c1, p->target + (size_t)c0 * p->elem_size,
+                              job->pack + (size_t)tid * job->pack_bytes, sk_gather_strip, (void *)job);
         }
         return;
     }

@@ -276,20 +276,14 @@ int64_t sk_plan_column_tile(const sk_plan *p);
  * tiles, its columns): base pointers moved, so linear offsets then count
  * from position lo. */
 sk_plan sk_plan_slice(const sk_plan *p, int d, int64_t lo, int64_t hi);
-/* Asks for the index and dense lines of the rows [r0, r1) of a 2-d plan
- * (up to 1 KiB of each row): short rows in pages of their own, which the
- * hardware prefetchers do not follow. */
-SK_INLINE void sk_plan_prefetch_rows(const sk_plan *p, int64_t r0, int64_t r1) {
-    size_t ies = p->index_is64 ? 8 : 4, es = p->elem_size;
-    size_t ispan = (size_t)(p->shape[1] * llabs(p->index_stride[1])) * ies,
-           dspan = (size_t)(p->shape[1] * llabs(p->dense_stride[1])) * es;
-    for (int64_t r = r0; r < r1 && r < p->shape[0]; r++) {
-        const char *ia = (const char *)p->index + (ptrdiff_t)(r * p->index_stride[0]) * (ptrdiff_t)ies;
-        const char *da = p->dense + (ptrdiff_t)(r * p->dense_stride[0]) * (ptrdiff_t)es;
-        for (size_t b = 0; b < ispan && b < 1024; b += 64) __builtin_prefetch(ia + b);
-        for (size_t b = 0; b < dspan && b < 1024; b += 64) __builtin_prefetch(da + b, 1);
-    }
-}
+/* Walks the columns [c0, c1) of a column-tiled plan: packs the tile's n
+ * target rows, read from `from` (column c0 of target row 0, in the target or
+ * in a row-major copy source laid out like it), into `pack`, then calls fn
+ * on strips of a few rows of the tile's plan, whose target is the pack (the
+ * next strip's index and dense lines prefetched). The caller writes a
+ * scatter's pack back. */
+void sk_plan_walk_tile(const sk_plan *p, int64_t c0, int64_t c1, const char *from, char *pack,
+                       void (*fn)(void *ctx, const sk_plan *strip), void *ctx);
 /* n rows of `bytes` each, from rows `from_step` bytes apart to rows
  * `to_step` apart (packing and unpacking column tiles). */
 SK_INLINE void sk_copy_rows(char *to, ptrdiff_t to_step, const char *from, ptrdiff_t from_step,

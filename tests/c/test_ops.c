@@ -583,6 +583,48 @@ static void gather_last_axis_bounds(void) {
             }
 }
 
+/* One gather case: x of shape xs (NaN-rich values), an index of shape is
+ * with values over n (edge values of the mode sprinkled in), a fill value
+ * per `variant`, checked against the reference by skt_run_case. With
+ * check_shape, sk_gather_shape is checked on the same tensors first. */
+static void gather_one(const char *what, sk_dtype dt, sk_dtype it, sk_index_mode mode,
+                       const skt_shape *xs, skt_layout xl, const skt_shape *is, skt_layout il,
+                       skt_layout ol, int32_t axis, int64_t n, int variant, bool check_shape_too,
+                       skt_rng *r) {
+    skt_buf x, idx, out, fb;
+    int64_t lo, hi;
+    skt_make(&x, dt, xs->ndim, xs->d, xl, 0, r);
+    skt_fill(&x, r, SKT_VAL_NAN);
+    skt_make(&idx, it, is->ndim, is->d, il, 0, r);
+    index_bounds(n, mode, &lo, &hi);
+    skt_fill_index(&idx, r, -1, &lo, &hi);
+    sprinkle_extremes(&idx, mode, r);
+    skt_make(&out, dt, is->ndim, is->d, ol, 0, r);
+    op_args a = {0};
+    a.index = &idx;
+    a.axis = axis;
+    a.mode = mode;
+    a.fill = make_fill(&fb, dt, variant, r);
+    if (check_shape_too) {
+        int32_t nd = -1;
+        int64_t shape[SK_MAX_DIMS];
+        sk_status st = sk_gather_shape(&x.t, &idx.t, axis, &nd, shape);
+        check_shape("sk_gather_shape", st, nd, shape, is->ndim, is->d);
+    }
+    char desc[1024];
+    snprintf(desc, sizeof desc, "%s axis=%d mode=%s fill=%s", what, (int)axis, skt_mode_names[mode],
+             a.fill ? "7" : "NULL");
+    skt_desc(desc, sizeof desc, "x", &x.t);
+    skt_desc(desc, sizeof desc, "index", &idx.t);
+    skt_desc(desc, sizeof desc, "out", &out.t);
+    const skt_buf *inputs[] = {&x, &idx, &fb};
+    skt_run_case(desc, call_gather, &a, &x, &out, false, 0, inputs, 3);
+    skt_free(&x);
+    skt_free(&idx);
+    skt_free(&out);
+    skt_free(&fb);
+}
+
 /* Column tiles (sk_plan_column_tile): a gather along axis 0 with x, index
  * and out row-major, wide enough for several tiles of 64 to 256 columns and a
  * partial last one, every mode and both index widths. */
@@ -593,33 +635,9 @@ static void gather_column_tiles(void) {
     skt_seed(&r, 111);
     for (size_t di = 0; di < COUNT(dts); di++)
         for (int ii = 0; ii < 2; ii++)
-            for (int mi = 0; mi < 3; mi++) {
-                sk_index_mode mode = gather_modes[mi];
-                skt_buf x, idx, out, fb;
-                int64_t lo, hi;
-                skt_make(&x, dts[di], xs.ndim, xs.d, SKT_CONTIG, 0, &r);
-                skt_fill(&x, &r, SKT_VAL_NAN);
-                skt_make(&idx, index_dtypes[ii], is.ndim, is.d, SKT_CONTIG, 0, &r);
-                index_bounds(512, mode, &lo, &hi);
-                skt_fill_index(&idx, &r, -1, &lo, &hi);
-                sprinkle_extremes(&idx, mode, &r);
-                skt_make(&out, dts[di], is.ndim, is.d, SKT_CONTIG, 0, &r);
-                op_args a = {0};
-                a.index = &idx;
-                a.axis = 0;
-                a.mode = mode;
-                a.fill = make_fill(&fb, dts[di], mi, &r);
-                char desc[1024];
-                snprintf(desc, sizeof desc, "gather (column tiles) mode=%s", skt_mode_names[mode]);
-                skt_desc(desc, sizeof desc, "x", &x.t);
-                skt_desc(desc, sizeof desc, "index", &idx.t);
-                const skt_buf *inputs[] = {&x, &idx, &fb};
-                skt_run_case(desc, call_gather, &a, &x, &out, false, 0, inputs, 3);
-                skt_free(&x);
-                skt_free(&idx);
-                skt_free(&out);
-                skt_free(&fb);
-            }
+            for (int mi = 0; mi < 3; mi++)
+                gather_one("gather (column tiles)", dts[di], index_dtypes[ii], gather_modes[mi],
+                           &xs, SKT_CONTIG, &is, SKT_CONTIG, SKT_CONTIG, 0, 512, mi, false, &r);
 }
 
 static void test_gather(void) {
@@ -641,38 +659,9 @@ static void test_gather(void) {
                     sk_index_mode mode = gather_modes[mi];
                     if (mode == SK_INDEX_MODE_CLIP && n == 0) continue;
                     if (gc->big && (ii == 0 || mode == SK_INDEX_MODE_CLIP)) continue;
-                    skt_buf x, idx, out, fb;
-                    int64_t lo, hi;
-                    skt_make(&x, dt, gc->x.ndim, gc->x.d, in_layout(&r), 0, &r);
-                    skt_fill(&x, &r, SKT_VAL_NAN);
-                    skt_make(&idx, it, gc->idx.ndim, gc->idx.d, in_layout(&r), 0, &r);
-                    index_bounds(n, mode, &lo, &hi);
-                    skt_fill_index(&idx, &r, -1, &lo, &hi);
-                    sprinkle_extremes(&idx, mode, &r);
-                    skt_make(&out, dt, gc->idx.ndim, gc->idx.d, out_layout(&r), 0, &r);
-                    op_args a = {0};
-                    a.index = &idx;
-                    a.axis = gc->axis;
-                    a.mode = mode;
-                    a.fill = make_fill(&fb, dt, variant++, &r);
-                    if (di == 8 && ii == 1 && mi == 0) {
-                        int32_t nd = -1;
-                        int64_t shape[SK_MAX_DIMS];
-                        sk_status st = sk_gather_shape(&x.t, &idx.t, gc->axis, &nd, shape);
-                        check_shape("sk_gather_shape", st, nd, shape, gc->idx.ndim, gc->idx.d);
-                    }
-                    char desc[1024];
-                    snprintf(desc, sizeof desc, "gather axis=%d mode=%s fill=%s", (int)gc->axis,
-                             skt_mode_names[mode], a.fill ? "7" : "NULL");
-                    skt_desc(desc, sizeof desc, "x", &x.t);
-                    skt_desc(desc, sizeof desc, "index", &idx.t);
-                    skt_desc(desc, sizeof desc, "out", &out.t);
-                    const skt_buf *inputs[] = {&x, &idx, &fb};
-                    skt_run_case(desc, call_gather, &a, &x, &out, false, 0, inputs, 3);
-                    skt_free(&x);
-                    skt_free(&idx);
-                    skt_free(&out);
-                    skt_free(&fb);
+                    skt_layout xl = in_layout(&r), il = in_layout(&r), ol = out_layout(&r);
+                    gather_one("gather", dt, it, mode, &gc->x, xl, &gc->idx, il, ol, gc->axis, n,
+                               variant++, di == 8 && ii == 1 && mi == 0, &r);
                 }
             }
         }
@@ -1666,24 +1655,28 @@ static void scatter_blocked_rows(void) {
 }
 
 /* Column tiles: a scatter of elements along axis 0, x, index, src and out
- * row-major (the tiles are packed from out and written back), every
+ * row-major (the tiles are packed, updated and written back), every
  * reduction, with and without include_self (mean and include_self=false
  * keep owner-computes), every mode, in place too. */
 static void scatter_column_tiles(void) {
     static const sk_dtype dts[] = {SK_DTYPE_FLOAT32, SK_DTYPE_FLOAT64, SK_DTYPE_INT32};
-    const skt_shape xs = {2, {512, 700}}, is = {2, {100, 650}};
+    /* index narrower than x (x copied into out first), and as wide (the
+     * tiles cover all of out and are packed from x itself) */
+    static const skt_shape index_shapes[] = {{2, {100, 650}}, {2, {100, 700}}};
+    const skt_shape xs = {2, {512, 700}};
     skt_rng r;
     skt_seed(&r, 112);
-    for (size_t di = 0; di < COUNT(dts); di++)
-        for (int ri = 0; ri < 6; ri++)
-            for (int si = 0; si < 2; si++)
-                for (int mi = 0; mi < 3; mi++) {
-                    red_params p = {dts[di], mi == 1 ? SK_DTYPE_INT32 : SK_DTYPE_INT64,
-                                    (sk_reduce)ri, si == 0, mi == 2, true, scatter_modes[mi]};
-                    if (!reduce_ok(p.dt, p.reduce)) continue;
-                    scatter_one("scatter (column tiles)", &p, &xs, SKT_CONTIG, &is, SKT_CONTIG, 0,
-                                512, true, &r);
-                }
+    for (size_t ki = 0; ki < COUNT(index_shapes); ki++)
+        for (size_t di = 0; di < COUNT(dts); di++)
+            for (int ri = 0; ri < 6; ri++)
+                for (int si = 0; si < 2; si++)
+                    for (int mi = 0; mi < 3; mi++) {
+                        red_params p = {dts[di], mi == 1 ? SK_DTYPE_INT32 : SK_DTYPE_INT64,
+                                        (sk_reduce)ri, si == 0, mi == 2, true, scatter_modes[mi]};
+                        if (!reduce_ok(p.dt, p.reduce)) continue;
+                        scatter_one("scatter (column tiles)", &p, &xs, SKT_CONTIG,
+                                    &index_shapes[ki], SKT_CONTIG, 0, 512, true, &r);
+                    }
 }
 
 static void test_scatter(void) {
