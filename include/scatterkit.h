@@ -136,9 +136,10 @@ typedef struct sk_options {
 } sk_options;
 
 /* out was allocated for this call and is thrown away if the call fails (the
- * Python binding's out=None): gather-type operators may then check index
- * values inside the kernel instead of in a separate pass first. The error and
- * its message are the same; only out's contents after a failure differ. */
+ * Python binding's out=None): gather-type operators, and scatter-type ones
+ * whose out is not x, may then check index values inside the kernel instead
+ * of in a separate pass first. The error and its message are the same; only
+ * out's contents after a failure differ (x is never written). */
 #define SK_OPTION_FRESH_OUT 1u
 
 /* Process-wide thread count. Default: the CPUs this process may run on, or

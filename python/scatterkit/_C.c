@@ -802,15 +802,17 @@ static PyObject *py_masked_select(PyObject *Py_UNUSED(self), PyObject *args, PyO
 /* ------------------------------------------------------------------------ */
 static PyObject *py_scatter(PyObject *Py_UNUSED(self), PyObject *args, PyObject *kw) {
     static const char op[] = "scatter";
-    KW("x", "index", "src", "axis", "reduce", "include_self", "mode", "out", "num_threads");
+    KW("x", "index", "src", "axis", "reduce", "include_self", "mode", "out", "num_threads",
+       "fresh_out");
     PyObject *ox, *oi, *os, *oaxis, *oout;
-    int reduce, include_self, mode, nt = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOipiO|$i:scatter", kwlist, &ox, &oi, &os, &oaxis,
-                                     &reduce, &include_self, &mode, &oout, &nt))
+    int reduce, include_self, mode, nt = 0, fresh = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOipiO|$ip:scatter", kwlist, &ox, &oi, &os,
+                                     &oaxis, &reduce, &include_self, &mode, &oout, &nt, &fresh))
         return NULL;
     int32_t axis;
     sk_options opts;
     if (to_i32(oaxis, op, "axis", &axis) < 0 || make_options(nt, op, &opts) < 0) return NULL;
+    if (fresh) opts.flags |= SK_OPTION_FRESH_OUT; /* out=None: ours, discarded on error */
     sk_arg a[4];
     args_init(a, 4);
     sk_status st = SK_STATUS_OK;

@@ -158,11 +158,12 @@ def scatter(x, index, src, axis, *, reduce=None, include_self=True, mode="error"
         return shape[:-1] if axes else shape
 
     sc = like.source(src, "src", src_shape)
+    fresh = out is None
     res, oc = _out(like, out, op)
     if axes:
         _C.scatter_axes(xc, ic, sc, axis, r, include_self, m, oc)
     else:
-        _C.scatter(xc, ic, sc, axis, r, include_self, m, oc)
+        _C.scatter(xc, ic, sc, axis, r, include_self, m, oc, fresh_out=fresh)
     return res
 
 

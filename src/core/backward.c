@@ -45,7 +45,7 @@ sk_status sk_run_gather_backward(sk_plan *p, const sk_plan *lin, sk_tensor *grad
     p->include_self = true;
     p->out = grad_x;
     sk_tensor zero = sk_zero_scalar(grad_x->dtype);
-    return sk_run_scatter(p, &zero, nthreads);
+    return sk_run_scatter(p, &zero, NULL, nthreads);
 }
 
 static sk_status sk_check_like(const char *op, const char *arg, const sk_tensor *t,
@@ -119,5 +119,5 @@ sk_status sk_sum_to(const sk_tensor *big, sk_tensor *dst, int nthreads) {
     p.include_self = true;
     p.out = dst;
     sk_tensor zero = sk_zero_scalar(dst->dtype);
-    return sk_run_scatter(&p, &zero, nthreads);
+    return sk_run_scatter(&p, &zero, NULL, nthreads);
 }

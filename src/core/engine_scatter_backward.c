@@ -77,9 +77,14 @@ SK_INLINE double sk_bwd_share(const sk_plan *p, const sk_bwd_stats *st, int64_t 
     case SK_REDUCE_MEAN:
         return sk_bwd_round(g / (double)(st->cnt[j] + (p->include_self ? 1 : 0)), dt);
     case SK_REDUCE_PROD:
-        /* the product of the others, without dividing by zero */
-        if (v != 0) return st->zeros[j] ? 0.0 : sk_bwd_round(g * sk_bwd_round(st->pnz[j] / v, dt), dt);
-        return st->zeros[j] == 1 ? sk_bwd_round(g * st->pnz[j], dt) : 0.0;
+        /* the product of the others, without dividing by zero: a zero among
+         * them makes it 0 times the rest, which is NaN when the rest holds
+         * a NaN or an infinity (as PyTorch's g * result / v gives) */
+        if (v != 0) {
+            double others = sk_bwd_round(st->pnz[j] / v, dt);
+            return sk_bwd_round(g * (st->zeros[j] ? 0.0 * others : others), dt);
+        }
+        return sk_bwd_round(g * (st->zeros[j] == 1 ? st->pnz[j] : 0.0 * st->pnz[j]), dt);
     case SK_REDUCE_AMAX:
     case SK_REDUCE_AMIN:
         return sk_bwd_same(v, result) ? sk_bwd_round(g / (double)st->ties[j], dt) : 0.0;

@@ -2,7 +2,7 @@
  * index values, then run the plan on the right engine. */
 #include "internal.h"
 
-static sk_status sk_check_values(const sk_index_check *c, int nthreads) {
+sk_status sk_check_values(const sk_index_check *c, int nthreads) {
     return sk_validate_index(c->op, "index", c->index, c->comp_dim, c->axes, c->sizes, c->mode,
                              nthreads);
 }
@@ -12,8 +12,10 @@ sk_status sk_gather_execute(sk_plan *p, const sk_plan *lin, const sk_index_check
     int nthreads = sk_threads_for(opts);
     p->mode = chk->mode;
     /* With a fresh out the kernel itself notices a bad value, and the full
-     * check runs only then, to find the first one for the message. */
-    bool fused = !lin && sk_fused_check(opts, chk->mode);
+     * check runs only then, to find the first one for the message. Only
+     * when out has elements: an empty out (index_select or gather_nd from an
+     * x with an empty dimension) reads no index value in the kernel. */
+    bool fused = !lin && sk_fused_check(opts, chk->mode) && sk_plan_numel(p) > 0;
     sk_status st;
     if (!fused && (st = sk_check_values(chk, nthreads))) return st;
     p->index_numel = sk_tensor_numel(chk->index); /* the backward's scratch budget */
@@ -42,11 +44,23 @@ sk_status sk_scatter_execute(sk_plan *p, const sk_plan *grad_src_plan, const sk_
                              const sk_tensor *x, const sk_tensor *out,
                              const sk_backward_args *bwd, const sk_options *opts) {
     int nthreads = sk_threads_for(opts);
-    sk_status st = sk_check_values(chk, nthreads);
-    if (st) return st;
+    bool in_place = !bwd && sk_same_layout(out, x); /* a backward's out may be NULL */
+    /* With a fresh out (never x) the engine may check the values inside the
+     * kernel instead, where the index is read anyway; a bad value leaves only
+     * out, which the caller throws away, partly written, and the full check
+     * then finds the first one for the message. */
+    bool deferred = !bwd && !in_place && sk_fused_check(opts, chk->mode);
+    sk_status st;
+    if (!deferred && (st = sk_check_values(chk, nthreads))) return st;
     p->mode = chk->mode;
     p->index_numel = sk_tensor_numel(chk->index);
-    if (!bwd) return sk_run_scatter(p, sk_same_layout(out, x) ? NULL : x, nthreads);
+    if (!bwd) {
+        int invalid = 0;
+        p->invalid = deferred ? &invalid : NULL;
+        st = sk_run_scatter(p, in_place ? NULL : x, deferred ? chk : NULL, nthreads);
+        if (st == SK_STATUS_OK && invalid) st = sk_check_values(chk, nthreads);
+        return st;
+    }
     if (bwd->grad_src) /* grad_src's strides become the plan's aux strides */
         memcpy(p->aux_stride, grad_src_plan->dense_stride, sizeof p->aux_stride);
     return sk_run_scatter_backward(p, x, out, bwd->grad_out, bwd->grad_x, bwd->grad_src, nthreads);

@@ -242,7 +242,7 @@ typedef struct sk_plan {
     size_t elem_size;
     sk_index_mode mode;
     const void *fill;                           /* gather FILL: one element; NULL = zeros */
-    int *invalid;  /* gather, ERROR mode checked in the kernel: set when a value is out of range */
+    int *invalid;  /* ERROR mode checked in the kernel: set when a value is out of range */
     /* scatter only */
     sk_reduce reduce;
     bool include_self;
@@ -365,12 +365,18 @@ sk_status sk_check_scatter_backward_args(const char *op, const sk_tensor *x, con
                                          const sk_tensor *out, const sk_tensor *grad_out,
                                          const sk_tensor *grad_x, const sk_tensor *grad_src);
 /* Copies copy_from into p->out first when it is not NULL (out != x), after
- * every allocation has succeeded, so a failure leaves out untouched. */
-sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from, int nthreads);
+ * every allocation has succeeded, so a failure leaves out untouched. With
+ * `unchecked` (a fresh out, ERROR mode) the index values are not checked yet:
+ * the kernels that read each value anyway (an element scatter along the last
+ * axis) check them there and set *p->invalid on a bad one, skipping it;
+ * every other path runs the check first. */
+struct sk_index_check;
+sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from,
+                         const struct sk_index_check *unchecked, int nthreads);
 
 /* ---- running an operator (execute.c) ---- */
 /* What sk_validate_index needs to check an operator's index values. */
-typedef struct {
+typedef struct sk_index_check {
     const char *op;
     const sk_tensor *index;
     int32_t comp_dim;
@@ -379,13 +385,17 @@ typedef struct {
     sk_index_mode mode;
 } sk_index_check;
 
+/* Checks an operator's index values (sk_validate_index). */
+sk_status sk_check_values(const sk_index_check *c, int nthreads);
+
 /* Gather-type: checks the index values (before, or inside the kernel for a
  * fresh out), then runs p forward, or backward into grad_x when `lin` (the
  * plan over sk_row_major_like(grad_x)) is given. */
 sk_status sk_gather_execute(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,
                             sk_tensor *grad_x, const sk_options *opts);
 
-/* Scatter-type: checks the index values, then runs p forward (bwd == NULL;
+/* Scatter-type: checks the index values (before, or for a fresh out inside
+ * the kernels that can, see sk_run_scatter), then runs p forward (bwd == NULL;
  * out = x first unless in place) or backward; grad_src_plan is the same plan
  * built over grad_src (its dense strides locate grad_src). */
 sk_status sk_scatter_execute(sk_plan *p, const sk_plan *grad_src_plan, const sk_index_check *chk,

@@ -2,6 +2,10 @@
  * the slice updates[..., i, ...] is reduced into out[..., index[i], ...]. */
 #include "core/internal.h"
 
+/* x's dimensions, with a 0-d x counted as one element along axis 0 (as
+ * index_select takes it): updates then has the index's length. */
+static int32_t sk_dims_with_axis(const sk_tensor *x) { return x->ndim ? x->ndim : 1; }
+
 static void sk_index_scatter_plan(sk_plan *p, const char *op, const sk_tensor *x,
                                   const sk_tensor *index, const sk_tensor *updates, int32_t ax,
                                   const sk_tensor *out) {
@@ -9,7 +13,7 @@ static void sk_index_scatter_plan(sk_plan *p, const char *op, const sk_tensor *x
     sk_linear_strides(x->ndim, x->shape, lin);
     sk_plan_init(p, op, x->dtype);
     int32_t u = 0;
-    for (int32_t d = 0; d < x->ndim; d++) {
+    for (int32_t d = 0; d < sk_dims_with_axis(x); d++) {
         if (d == ax) {
             if (index->ndim == 1) {
                 sk_plan_add_dim(p, index->shape[0], updates->strides[u], 0, 0, index->strides[0]);
@@ -48,7 +52,7 @@ static sk_status sk_index_scatter_impl(const char *op, const sk_tensor *x, const
                        op, (int)index->ndim);
     /* updates.shape: x.shape with axis replaced by L, or removed for a 0-d index */
     int32_t nw = 0;
-    for (int32_t d = 0; d < x->ndim; d++) {
+    for (int32_t d = 0; d < sk_dims_with_axis(x); d++) {
         if (d == ax) {
             if (index->ndim == 1) want[nw++] = index->shape[0];
         } else {

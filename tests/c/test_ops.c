@@ -1679,8 +1679,80 @@ static void scatter_column_tiles(void) {
                     }
 }
 
+/* With a fresh out, the element scatter along the last axis checks each run of
+ * index values inside its kernel (rows of 1024 and more): a bad value
+ * anywhere (int64 and int32, either end of a row, a later row than the
+ * first bad one) still fails with the first one's position, x is never
+ * written, and an out that is not fresh is not written either. Valid values
+ * (negative ones too) give last-wins assign. */
+static void scatter_last_axis_bounds(void) {
+    enum { R = 3, C = 1100 };
+    static float x[R * C], out[R * C], src[R * C];
+    static int64_t i64[R * C];
+    static int32_t i32[R * C];
+    static const int64_t bad[] = {C, -C - 1, INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN};
+    static const int at[] = {0, 513, C - 1, C + 7, 2 * C + 1099};
+    const int64_t shape[2] = {R, C};
+    for (int k = 0; k < R * C; k++) {
+        x[k] = (float)k;
+        src[k] = (float)(-k - 1);
+    }
+    for (int wide = 0; wide < 2; wide++)
+        for (int fresh = 0; fresh < 2; fresh++)
+            for (size_t bi = 0; bi <= COUNT(bad); bi++)
+                for (size_t ai = 0; ai < COUNT(at); ai++) {
+                    if (!wide && bi < COUNT(bad) && (bad[bi] > INT32_MAX || bad[bi] < INT32_MIN))
+                        continue;
+                    int64_t v[R * C];
+                    for (int k = 0; k < R * C; k++) v[k] = (int64_t)((k * 7919) % (2 * C)) - C;
+                    if (bi < COUNT(bad)) {
+                        v[at[ai]] = bad[bi];
+                        if (at[ai] < 2 * C)
+                            v[2 * C + 50] = C + 5; /* a later bad value: not the one named */
+                    }
+                    for (int k = 0; k < R * C; k++) {
+                        i64[k] = v[k];
+                        i32[k] = (int32_t)v[k];
+                        out[k] = -7.0f;
+                    }
+                    sk_tensor tx, ti, ts, to;
+                    sk_tensor_init(&tx, x, SK_DTYPE_FLOAT32, 2, shape, NULL);
+                    sk_tensor_init(&ti, wide ? (void *)i64 : (void *)i32,
+                                   wide ? SK_DTYPE_INT64 : SK_DTYPE_INT32, 2, shape, NULL);
+                    sk_tensor_init(&ts, src, SK_DTYPE_FLOAT32, 2, shape, NULL);
+                    sk_tensor_init(&to, out, SK_DTYPE_FLOAT32, 2, shape, NULL);
+                    sk_options opts = {0};
+                    opts.flags = fresh ? SK_OPTION_FRESH_OUT : 0;
+                    opts.num_threads = 1 + (int)(ai % 3);
+                    sk_status st = sk_scatter(&tx, &ti, &ts, 1, SK_REDUCE_NONE, true,
+                                              SK_INDEX_MODE_ERROR, &to, &opts);
+                    for (int k = 0; k < R * C; k++)
+                        if (x[k] != (float)k) skt_fail("scatter (last-axis bounds): wrote x");
+                    if (bi < COUNT(bad)) {
+                        char want[64];
+                        snprintf(want, sizeof want, "index[%d, %d] = ", at[ai] / C, at[ai] % C);
+                        if (st != SK_STATUS_INDEX_OUT_OF_RANGE || !strstr(sk_last_error(), want))
+                            skt_fail("scatter (last-axis bounds): value %lld at %d: status %d, %s",
+                                     (long long)bad[bi], at[ai], (int)st, sk_last_error());
+                        if (!fresh)
+                            for (int k = 0; k < R * C; k++)
+                                if (out[k] != -7.0f) skt_fail("scatter (last-axis bounds): wrote out");
+                        continue;
+                    }
+                    if (st) skt_fail("scatter (last-axis bounds): %s", sk_last_error());
+                    float want[R * C];
+                    memcpy(want, x, sizeof want);
+                    for (int k = 0; k < R * C; k++)
+                        want[(k / C) * C + (v[k] < 0 ? v[k] + C : v[k])] = src[k];
+                    if (memcmp(want, out, sizeof want))
+                        skt_fail("scatter (last-axis bounds): wrong values (fresh %d)", fresh);
+                    break; /* the valid index once */
+                }
+}
+
 static void test_scatter(void) {
     REQUIRE_OP(sk_scatter);
+    scatter_last_axis_bounds();
     skt_rng r;
     skt_seed(&r, 107);
     for (size_t ci = 0; ci < COUNT(scatter_cases); ci++) {

@@ -362,3 +362,47 @@ def test_backward_same_bits_for_every_thread_count(reduce, rng):
     for r in results[1:]:
         for a, b in zip(r, results[0]):
             assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gather_type_backward_along_a_long_last_axis(dtype, rng):
+    """Rows of 1024 and more along the last axis take the scatter engine's
+    claimed inner-axis chunks; grad_x starts from a broadcast zero there,
+    never read as if it were a whole row."""
+    cases = [((2000,), rng.integers(-2000, 2000, 1024), 0),
+             ((4, 100), rng.integers(0, 100, (4, 1024)), 1),
+             ((8, 3000), rng.integers(0, 3000, (8, 5000)), 1)]
+    for shape, index, axis in cases:
+        g = rng.standard_normal(index.shape).astype(dtype)
+        x = np.zeros(shape, dtype)
+        (want,) = torch_grads(lambda t: torch.gather(t, axis, torch.from_numpy(index % shape[axis])),
+                              [x], g)
+        got = sk.gather_backward(g, shape, index, axis)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    i1 = rng.integers(0, 3000, 5000)
+    g1 = rng.standard_normal((8, 5000)).astype(dtype)
+    x = np.zeros((8, 3000), dtype)
+    (want,) = torch_grads(lambda t: torch.index_select(t, 1, torch.from_numpy(i1)), [x], g1)
+    np.testing.assert_allclose(sk.index_select_backward(g1, x.shape, i1, 1), want,
+                               rtol=1e-5, atol=1e-5)
+    t = torch.zeros(100000, dtype=torch.from_numpy(x).dtype, requires_grad=True)
+    skt.index_select(t, torch.arange(1024), 0).sum().backward()
+    assert torch.equal(t.grad, (torch.arange(100000) < 1024).to(t.dtype))
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_prod_backward_zero_beside_nan_or_inf(bad, include_self):
+    """prod: the product of the other contributors is NaN when one of them is
+    0 and another NaN or infinite (PyTorch's g * result / v gives NaN too);
+    with no zero, or with the zero's own gradient, the usual values."""
+    index = torch.tensor([0, 0, 0, 1, 1, 1, 1])
+    x = torch.tensor([bad, 3.0], dtype=F64)
+    src = torch.tensor([0.0, 2.0, bad, 0.0, 0.0, 5.0, bad], dtype=F64)
+    g = torch.tensor([1.0, 1.0], dtype=F64)
+    gx, gs = sk.scatter_backward(g, x, index, src, 0, reduce="prod", include_self=include_self)
+    tx, ts = torch_grads(lambda a, b: a.scatter_reduce(0, index, b, "prod",
+                                                       include_self=include_self),
+                         [x.numpy(), src.numpy()], g.numpy())
+    np.testing.assert_array_equal(gs.numpy(), ts)
+    np.testing.assert_array_equal(gx.numpy(), tx)

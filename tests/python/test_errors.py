@@ -94,6 +94,22 @@ def test_index_error_0d_index_select():
     assert _op_in("index_select", msg) and "9" in msg and "4" in msg, msg
 
 
+@pytest.mark.parametrize("kind", ["numpy", "torch"])
+@pytest.mark.parametrize("op,shape,idx,call", [
+    ("index_select", (0, 5), [7], lambda x, i: sk.index_select(x, i, 1)),
+    ("index_select", (3, 5, 0), [-6], lambda x, i: sk.index_select(x, i, 1)),
+    ("gather_nd", (5, 0), [[7]], lambda x, i: sk.gather_nd(x, i)),
+])
+def test_index_error_with_an_empty_result(kind, op, shape, idx, call):
+    # the result has no element, so no kernel reads the index: it is still
+    # checked (PyTorch raises here too)
+    x = to_kind(torch.zeros(shape), kind)
+    i = to_kind(torch.tensor(idx), kind)
+    with pytest.raises(IndexError) as ei:
+        call(x, i)
+    assert _op_in(op, str(ei.value)), str(ei.value)
+
+
 @pytest.mark.parametrize("op", OPS)
 def test_negative_index_beyond_minus_n(op):
     x, idx, other, axis = _valid_args(op)

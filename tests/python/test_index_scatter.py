@@ -164,3 +164,29 @@ def test_index_scatter_zero_size(rng):
                     assert_same(got, ref_index_scatter(xr, ir, ur, axis, reduce), "torch")
                 f.run(f"{dtype} x{xs} L={L} axis={axis} reduce={reduce}", run)
     f.check()
+
+
+@pytest.mark.parametrize("reduce", [None, "sum", "prod", "amax", "mean"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_0d_x_with_a_1d_index(reduce, include_self):
+    # a 0-d x is one element along axis 0 (as index_select takes it), so a
+    # 1-d index of length L asks for updates of shape [L]; the result is 0-d
+    x = torch.tensor(1.5, dtype=torch.float64)
+    index = torch.tensor([0, -1, 0])
+    updates = torch.tensor([2.0, -3.0, 4.0], dtype=torch.float64)
+    for axis in (0, -1):
+        got = sk.index_scatter(x, index, updates, axis, reduce=reduce, include_self=include_self)
+        if reduce is None:
+            want = x.reshape(1).index_copy(0, index % 1, updates).reshape(())
+        elif reduce == "sum":
+            want = (x if include_self else 0) + updates.sum()
+        else:
+            want = x.reshape(1).index_reduce(0, index % 1, updates, reduce,
+                                             include_self=include_self).reshape(())
+        assert got.shape == () and torch.allclose(got, want), (got, want)
+    got = sk.index_scatter(x.numpy(), index.numpy(), 5.0, 0)  # a scalar: broadcast to [3]
+    assert got.shape == () and got == 5.0
+    with pytest.raises(ValueError, match=r"updates must have shape \[3\]"):
+        sk.index_scatter(x, index, updates[:2], 0)
+    with pytest.raises(IndexError, match=r"index\[1\] = 1 "):
+        sk.index_scatter(x, torch.tensor([0, 1]), updates[:2], 0)

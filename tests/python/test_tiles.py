@@ -146,6 +146,38 @@ def test_index_check_reports_first_bad(is64, rng, restore_threads):
     assert torch.equal(x, torch.zeros(100, 5000))  # nothing written
 
 
+@pytest.mark.parametrize("layout", ["contiguous", "int32", "transposed"])
+def test_scatter_last_axis_checked_in_kernel(layout, rng, restore_threads):
+    # with a fresh out, the last-axis element scatter checks each run of
+    # index values inside the kernel; a bad value is still reported as the
+    # first in row-major order, whichever chunk met it, and x is not written
+    rows, n = 200, 1500
+    x = torch.from_numpy(rng.standard_normal((rows, n)))
+    x0 = x.clone()
+    if layout == "transposed":
+        i = torch.from_numpy(rng.integers(-n, n, (n, rows))).t()  # index stride != 1
+    else:
+        i = torch.from_numpy(rng.integers(-n, n, (rows, n)))
+    if layout == "int32":
+        i = i.to(torch.int32)
+    src = torch.from_numpy(rng.standard_normal((rows, n)))
+    good = _threads(lambda: sk.scatter(x, i, src, 1))
+    assert_same(good, ref_scatter(x, i, src, 1))
+    i[150, 7] = n  # met by a later chunk than the first bad value below
+    i[20, 1499] = -n - 1
+    i[20, 1400] = 10 ** 6
+    out = torch.full((rows, n), 7.0, dtype=x.dtype)
+    for nt in (1, 2, 3):
+        sk.set_num_threads(nt)
+        for reduce in (None, "sum", "amax", "prod"):
+            with pytest.raises(IndexError, match=r"index\[20, 1400\] = 1000000 "):
+                sk.scatter(x, i, src, 1, reduce=reduce)
+            with pytest.raises(IndexError, match=r"index\[20, 1400\] = 1000000 "):
+                sk.scatter(x, i, src, 1, reduce=reduce, out=out)
+    assert torch.equal(x, x0)
+    assert torch.equal(out, torch.full((rows, n), 7.0, dtype=x.dtype))
+
+
 @pytest.mark.filterwarnings("ignore:index_reduce")
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
 @pytest.mark.parametrize("reduce", ["sum", "mean", "amax"])
