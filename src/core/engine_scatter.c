@@ -1223,9 +1223,9 @@ static int64_t sk_inner_axis_chunk(const sk_plan *p) {
 /* Whether the plan takes the claimed inner-axis chunks with the caller's index
  * (an element scatter along the last axis: the index differs from row to row,
  * so no narrowed copy of it), whose typed loops check each run of values
- * before applying it. An element scatter reads its index once more for a
- * separate check (1024 x 4096 float32 with an int64 index: 32 MB, a fifth of
- * the time). */
+ * before applying it, instead of a separate pass over the whole index first
+ * (1024 x 4096 float32, int64 index of 32 MB, assign in C at 1 thread, best
+ * of 21 in three runs each: 9.3-9.8 against 9.8-10.9 ms). */
 static bool sk_scatter_checks_runs(const sk_plan *p) {
     bool reduces = p->reduce != SK_REDUCE_NONE;
     if (reduces && (SK_IS_HALF(p->dtype) || p->reduce == SK_REDUCE_MEAN || !p->include_self))
