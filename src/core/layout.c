@@ -77,14 +77,17 @@ sk_status sk_check_out_as(const char *op, const char *arg, const sk_tensor *out,
                        op, arg);
     uintptr_t olo, ohi;
     sk_byte_range(out, &olo, &ohi);
+    bool x_seen = false; /* the same descriptor passed again (as src too) is an input like any */
     for (int i = 0; i < ninputs; i++) {
         const sk_tensor *in = inputs[i];
         if (!in || sk_tensor_numel(in) == 0) continue;
-        if (alias && in == alias && sk_same_layout(out, alias)) continue;
+        bool is_x = alias && in == alias && !x_seen;
+        x_seen = x_seen || is_x;
+        if (is_x && sk_same_layout(out, alias)) continue;
         uintptr_t lo, hi;
         sk_byte_range(in, &lo, &hi);
         if (lo < ohi && olo < hi) {
-            if (alias && in == alias)
+            if (is_x)
                 return sk_fail(SK_STATUS_OVERLAP,
                                "%s: out partly overlaps x; pass out=x exactly for the in-place "
                                "form, or a separate out",

@@ -132,7 +132,8 @@ sk_status sk_check_tensor(const char *op, const char *arg, const sk_tensor *t) {
             return sk_fail(SK_STATUS_SIZE_OVERFLOW, "%s: the strides of %s overflow 64 bits", op, arg);
     }
     int64_t bytes;
-    if (sk_mul_overflows(extent + 1, (int64_t)sk_dtype_size(t->dtype), &bytes))
+    if (sk_add_overflows(extent, 1, &extent) ||
+        sk_mul_overflows(extent, (int64_t)sk_dtype_size(t->dtype), &bytes))
         return sk_fail(SK_STATUS_SIZE_OVERFLOW, "%s: %s spans more bytes than fit in 64 bits", op, arg);
     if (sk_numel(t->ndim, t->shape) > 0 && !t->data)
         return sk_fail(SK_STATUS_NULL_POINTER, "%s: %s.data is NULL", op, arg);

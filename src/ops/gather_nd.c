@@ -18,7 +18,7 @@ static sk_status sk_gather_nd_shape_impl(const sk_tensor *x, const sk_tensor *in
                        op, (int)batch_dims,
                        (int)(index->ndim - 1 < x->ndim ? index->ndim - 1 : x->ndim));
     int64_t k = index->shape[index->ndim - 1];
-    if (batch_dims + k > x->ndim)
+    if (k > x->ndim - batch_dims)
         return sk_fail(SK_STATUS_INVALID_SHAPE,
                        "%s: index.shape[-1] = %lld plus batch_dims = %d exceeds x.ndim = %d", op,
                        (long long)k, (int)batch_dims, (int)x->ndim);

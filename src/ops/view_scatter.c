@@ -123,7 +123,10 @@ static sk_status sk_diagonal_view(const char *op, const sk_tensor *base, const v
         view->strides[n++] = base->strides[d];
     }
     view->shape[n] = len;
-    view->strides[n++] = base->strides[a1] + base->strides[a2];
+    /* with two or more elements both axes have two or more, so the sum is
+     * within the extent checked for base; one element needs no stride (a
+     * size-1 axis may have any) */
+    view->strides[n++] = len > 1 ? base->strides[a1] + base->strides[a2] : 0;
     view->ndim = n;
     sk_view_place(base, view, len > 0 ? r0 * base->strides[a1] + c0 * base->strides[a2] : 0);
     return SK_STATUS_OK;
