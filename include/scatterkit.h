@@ -308,8 +308,11 @@ SK_API sk_status sk_tensor_scatter(const sk_tensor *cache, const sk_tensor *upda
 /* Given the gradient of the forward result (grad_out, the forward out's    */
 /* shape) these compute the gradients of the inputs. Gradient outputs are   */
 /* caller-allocated with the shape of the input they belong to; any of them */
-/* may be NULL to skip it. 16-bit types compute in float32 (or wider) and   */
-/* round once. Rules (SPEC section 7):                                      */
+/* may be NULL to skip it, except grad_x of the gather-type and             */
+/* masked_select backward: their only output, it also gives x's shape and   */
+/* dtype (grad_out must match its dtype), so it is required.                */
+/* 16-bit types compute in float32 (or wider) and round once. Rules (SPEC  */
+/* section 7):                                                              */
 /* - gather-type: grad_x is the scatter-sum of grad_out (positions written  */
 /*   with the fill value, and clipped positions' originals, get nothing     */
 /*   beyond what the resolved index says).                                  */
