@@ -86,6 +86,10 @@ sk_status sk_tensor_from_dlpack(const struct DLTensor *dlp, sk_tensor *t) {
                        (unsigned long long)dl->byte_offset, es);
     if (dl->ndim > 0 && !dl->shape)
         return sk_fail(SK_STATUS_NULL_POINTER, "sk_tensor_from_dlpack: shape is NULL");
+    if (dl->data && dl->byte_offset > (uint64_t)(UINTPTR_MAX - (uintptr_t)dl->data))
+        return sk_fail(SK_STATUS_SIZE_OVERFLOW,
+                       "sk_tensor_from_dlpack: byte_offset %llu runs past the address space",
+                       (unsigned long long)dl->byte_offset);
     sk_status st = sk_tensor_init(t, dl->data ? (char *)dl->data + dl->byte_offset : NULL, dtype,
                                   dl->ndim, dl->shape, dl->strides);
     if (st != SK_STATUS_OK) return st;

@@ -481,6 +481,10 @@ static void test_dlpack(void) {
     dl.byte_offset = 2; /* not a multiple of 4 */
     st = from_dl(&dl, &t);
     SKT_CHECK(st != SK_STATUS_OK, "from_dlpack float32 with byte_offset 2 must be refused");
+    dl.byte_offset = UINT64_MAX - 3; /* a multiple of 4 that wraps the pointer around */
+    st = from_dl(&dl, &t);
+    SKT_CHECK(st == SK_STATUS_SIZE_OVERFLOW, "from_dlpack with byte_offset 2^64 - 4: %s",
+              sk_status_string(st));
     dl.byte_offset = 0;
 
     int64_t many[SK_MAX_DIMS + 1];
