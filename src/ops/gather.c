@@ -37,6 +37,7 @@ static sk_status sk_gather_shape_impl(const char *op, const sk_tensor *x, const 
     sk_status st;
     if ((st = sk_check_tensor(op, "x", x))) return st;
     if ((st = sk_check_tensor(op, "index", index))) return st;
+    if ((st = sk_check_index_dtype(op, "index", index))) return st;
     if (!has_comp_dim) {
         if ((st = sk_wrap_axis(op, "axis", axes[0], x->ndim, wrapped))) return st;
     } else if ((st = sk_wrap_axes(op, axes, naxes, x->ndim, wrapped))) {

@@ -9,6 +9,7 @@ static sk_status sk_gather_nd_shape_impl(const sk_tensor *x, const sk_tensor *in
     sk_status st;
     if ((st = sk_check_tensor(op, "x", x))) return st;
     if ((st = sk_check_tensor(op, "index", index))) return st;
+    if ((st = sk_check_index_dtype(op, "index", index))) return st;
     if (index->ndim < 1)
         return sk_fail(SK_STATUS_INVALID_SHAPE,
                        "%s: index must have at least 1 dimension (the last one holds the tuples)", op);

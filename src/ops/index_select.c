@@ -9,6 +9,7 @@ static sk_status sk_index_select_shape_impl(const sk_tensor *x, const sk_tensor 
     sk_status st;
     if ((st = sk_check_tensor(op, "x", x))) return st;
     if ((st = sk_check_tensor(op, "index", index))) return st;
+    if ((st = sk_check_index_dtype(op, "index", index))) return st;
     if ((st = sk_wrap_axis(op, "axis", axis, x->ndim, wrapped))) return st;
     int32_t rest = x->ndim ? x->ndim - 1 : 0;
     if (rest + index->ndim > SK_MAX_DIMS)

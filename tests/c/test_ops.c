@@ -2964,6 +2964,18 @@ static void test_edge_descriptors(void) {
     sk_tensor_init(&ti, &i0, SK_DTYPE_INT64, 2, is, ist);
     if (sk_gather_nd_shape(&tx, &ti, 1, &nd, shp) != SK_STATUS_INVALID_SHAPE)
         skt_fail("edge descriptors: gather_nd_shape with k = INT64_MAX: %s", sk_last_error());
+    /* the shape helpers refuse an index dtype that the operators refuse */
+    float fidx[3] = {0, 0, 0};
+    int64_t f13[2] = {1, 3};
+    sk_tensor tf;
+    sk_tensor_init(&tf, fidx, SK_DTYPE_FLOAT32, 2, f13, NULL);
+    if (sk_gather_shape && sk_gather_shape(&tx, &tf, 1, &nd, shp) != SK_STATUS_INVALID_DTYPE)
+        skt_fail("edge descriptors: gather_shape with a float32 index: %s", sk_last_error());
+    if (sk_index_select_shape &&
+        sk_index_select_shape(&tx, &tf, 1, &nd, shp) != SK_STATUS_INVALID_DTYPE)
+        skt_fail("edge descriptors: index_select_shape with a float32 index: %s", sk_last_error());
+    if (sk_gather_nd_shape(&tx, &tf, 0, &nd, shp) != SK_STATUS_INVALID_DTYPE)
+        skt_fail("edge descriptors: gather_nd_shape with a float32 index: %s", sk_last_error());
     /* x's descriptor as src, updates, another view: refused, x unchanged */
     int64_t id[4] = {3, 2, 1, 0}, wi[2] = {1, 1};
     sk_tensor tw, tc;
