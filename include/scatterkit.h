@@ -144,7 +144,7 @@ typedef struct sk_options {
 
 /* Process-wide thread count. Default: the CPUs this process may run on, or
  * the environment variable SCATTERKIT_NUM_THREADS when set. n < 1 resets to
- * that default. */
+ * that default; counts above 256 (here and in sk_options) mean 256. */
 SK_API sk_status sk_set_num_threads(int32_t n);
 SK_API int32_t sk_get_num_threads(void);
 
