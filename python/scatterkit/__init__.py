@@ -13,8 +13,8 @@ written. Index arguments may also be Python ints or lists (made int64).
 import operator
 
 from . import _C
-from ._tensors import (Like, as_index, as_input, as_mask, as_output, int_or_none, is_scalar,
-                       shape_of, wrap_axis)
+from ._tensors import (Like, as_index, as_input, as_mask, as_output, dtype_name, int_or_none,
+                       is_scalar, mark_written, plain_scalar, shape_of, wrap_axis)
 
 __version__ = _C.__version__
 
@@ -73,6 +73,21 @@ def _out(like, out, op):
     return out, as_output(out, op)
 
 
+def _written(res, out):
+    """res, after telling torch's autograd that a caller's out tensor was
+    written in place (its version counter; nothing for other kinds)."""
+    if out is not None:
+        mark_written(out)
+    return res
+
+
+def _written_grads(*given):
+    """The same for the gradient buffers a caller gave (not None/False)."""
+    for g in given:
+        if g is not None and g is not False:
+            mark_written(g)
+
+
 # ---------------------------------------------------------------------------
 # Gather-type operators
 # ---------------------------------------------------------------------------
@@ -85,7 +100,7 @@ def gather(x, index, axis, *, mode="error", fill_value=0):
     op = "gather"
     m = _choice(_GATHER_MODES, mode, op, "mode")
     like = Like(x, op)
-    xc, ic = as_input(x), as_index(index, op)
+    xc, ic = as_input(x, op, "x"), as_index(index, op)
     fill = like.fill(fill_value, m)
     # out.shape follows from index.shape alone, so the shape helper (one more
     # conversion of every argument) is skipped; sk_gather validates it all.
@@ -104,7 +119,7 @@ def index_select(x, index, axis, *, mode="error", fill_value=0):
     op = "index_select"
     m = _choice(_GATHER_MODES, mode, op, "mode")
     like = Like(x, op)
-    xc, ic = as_input(x), as_index(index, op)
+    xc, ic = as_input(x, op, "x"), as_index(index, op)
     fill = like.fill(fill_value, m)
     out = like.empty(_C.index_select_shape(xc, ic, axis))
     _C.index_select(xc, ic, axis, m, fill, out, fresh_out=True)
@@ -118,7 +133,7 @@ def gather_nd(x, index, *, batch_dims=0, mode="error", fill_value=0):
     op = "gather_nd"
     m = _choice(_GATHER_MODES, mode, op, "mode")
     like = Like(x, op)
-    xc, ic = as_input(x), as_index(index, op)
+    xc, ic = as_input(x, op, "x"), as_index(index, op)
     fill = like.fill(fill_value, m)
     out = like.empty(_C.gather_nd_shape(xc, ic, batch_dims))
     _C.gather_nd(xc, ic, batch_dims, m, fill, out, fresh_out=True)
@@ -130,7 +145,7 @@ def masked_select(x, mask):
     row-major order."""
     op = "masked_select"
     like = Like(x, op)
-    xc, mc = as_input(x), as_mask(mask, op)
+    xc, mc = as_input(x, op, "x"), as_mask(mask, op)
     out = like.empty((_C.masked_select_count(xc, mc),))
     _C.masked_select(xc, mc, out)
     return out
@@ -150,7 +165,7 @@ def scatter(x, index, src, axis, *, reduce=None, include_self=True, mode="error"
     r = _choice(_REDUCE, reduce, op, "reduce")
     m = _choice(_SCATTER_MODES, mode, op, "mode")
     like = Like(x, op)
-    xc, ic = as_input(x), as_index(index, op)
+    xc, ic = as_input(x, op, "x"), as_index(index, op)
     axes = _is_axes(axis)
 
     def src_shape():
@@ -164,7 +179,7 @@ def scatter(x, index, src, axis, *, reduce=None, include_self=True, mode="error"
         _C.scatter_axes(xc, ic, sc, axis, r, include_self, m, oc)
     else:
         _C.scatter(xc, ic, sc, axis, r, include_self, m, oc, fresh_out=fresh)
-    return res
+    return _written(res, out)
 
 
 def index_scatter(x, index, updates, axis=0, *, reduce=None, include_self=True, mode="error",
@@ -176,7 +191,7 @@ def index_scatter(x, index, updates, axis=0, *, reduce=None, include_self=True, 
     r = _choice(_REDUCE, reduce, op, "reduce")
     m = _choice(_SCATTER_MODES, mode, op, "mode")
     like = Like(x, op)
-    xc, ic = as_input(x), as_index(index, op)
+    xc, ic = as_input(x, op, "x"), as_index(index, op)
 
     def updates_shape():
         xs, ishape = like.shape, shape_of(ic, op, "index")
@@ -190,7 +205,7 @@ def index_scatter(x, index, updates, axis=0, *, reduce=None, include_self=True, 
     uc = like.source(updates, "updates", updates_shape)
     res, oc = _out(like, out, op)
     _C.index_scatter(xc, ic, uc, axis, r, include_self, m, oc)
-    return res
+    return _written(res, out)
 
 
 def scatter_nd(x, index, updates, *, reduce=None, mode="error", out=None):
@@ -200,7 +215,7 @@ def scatter_nd(x, index, updates, *, reduce=None, mode="error", out=None):
     r = _choice(_REDUCE, reduce, op, "reduce")
     m = _choice(_SCATTER_MODES, mode, op, "mode")
     like = Like(x, op)
-    xc, ic = as_input(x), as_index(index, op)
+    xc, ic = as_input(x, op, "x"), as_index(index, op)
 
     def updates_shape():
         ishape = shape_of(ic, op, "index")
@@ -211,7 +226,7 @@ def scatter_nd(x, index, updates, *, reduce=None, mode="error", out=None):
     uc = like.source(updates, "updates", updates_shape)
     res, oc = _out(like, out, op)
     _C.scatter_nd(xc, ic, uc, r, m, oc)
-    return res
+    return _written(res, out)
 
 
 def _slice_args(op, axis, start, stop, step):
@@ -246,11 +261,11 @@ def slice_scatter(x, src, axis=0, start=None, stop=None, step=1, *, out=None):
     op = "slice_scatter"
     axes, starts, stops, steps = _slice_args(op, axis, start, stop, step)
     like = Like(x, op)
-    xc = as_input(x)
+    xc = as_input(x, op, "x")
     sc = like.source(src, "src", lambda: None)
     res, oc = _out(like, out, op)
     _C.slice_scatter(xc, sc, axes, starts, stops, steps, oc)
-    return res
+    return _written(res, out)
 
 
 def diagonal_scatter(x, src, offset=0, axis1=0, axis2=1, *, out=None):
@@ -258,7 +273,7 @@ def diagonal_scatter(x, src, offset=0, axis1=0, axis2=1, *, out=None):
     src.shape must equal the diagonal's shape."""
     op = "diagonal_scatter"
     like = Like(x, op)
-    xc = as_input(x)
+    xc = as_input(x, op, "x")
 
     def diagonal_shape():
         xs = like.shape
@@ -274,7 +289,7 @@ def diagonal_scatter(x, src, offset=0, axis1=0, axis2=1, *, out=None):
     sc = like.source(src, "src", diagonal_shape)
     res, oc = _out(like, out, op)
     _C.diagonal_scatter(xc, sc, offset, axis1, axis2, oc)
-    return res
+    return _written(res, out)
 
 
 def select_scatter(x, src, axis, index, *, out=None):
@@ -282,7 +297,7 @@ def select_scatter(x, src, axis, index, *, out=None):
     src.shape == x.shape without axis; a negative index wraps."""
     op = "select_scatter"
     like = Like(x, op)
-    xc = as_input(x)
+    xc = as_input(x, op, "x")
 
     def src_shape():
         xs = like.shape
@@ -294,7 +309,7 @@ def select_scatter(x, src, axis, index, *, out=None):
     sc = like.source(src, "src", src_shape)
     res, oc = _out(like, out, op)
     _C.select_scatter(xc, sc, axis, index, oc)
-    return res
+    return _written(res, out)
 
 
 def masked_scatter(x, mask, source, *, out=None):
@@ -303,11 +318,11 @@ def masked_scatter(x, mask, source, *, out=None):
     has fewer elements than mask has True values."""
     op = "masked_scatter"
     like = Like(x, op)
-    xc, mc = as_input(x), as_mask(mask, op)
+    xc, mc = as_input(x, op, "x"), as_mask(mask, op)
     sc = like.source(source, "source", lambda: like.shape)
     res, oc = _out(like, out, op)
     _C.masked_scatter(xc, mc, sc, oc)
-    return res
+    return _written(res, out)
 
 
 def tensor_scatter(cache, update, write_indices=None, *, axis=-2, mode="linear", out=None):
@@ -317,11 +332,11 @@ def tensor_scatter(cache, update, write_indices=None, *, axis=-2, mode="linear",
     op = "tensor_scatter"
     m = _choice(_TENSOR_SCATTER_MODES, mode, op, "mode")
     like = Like(cache, op, "cache")
-    cc, uc = as_input(cache), as_input(update)
+    cc, uc = as_input(cache, op, "cache"), as_input(update, op, "update")
     wc = None if write_indices is None else as_index(write_indices, op, "write_indices")
     res, oc = _out(like, out, op)
     _C.tensor_scatter(cc, uc, wc, axis, m, oc)
-    return res
+    return _written(res, out)
 
 
 # ---------------------------------------------------------------------------
@@ -400,14 +415,29 @@ def _shape_arg(v, op, name):
     return shape_of(v, op, name)
 
 
-def _grad_buffer(like, given, shape):
+def _grad_buffer(like, given, shape, name="grad"):
     """(object returned, object handed to C) for one gradient output:
     False skips it, None allocates it, anything else is the caller's."""
     if given is False:
         return None, None
     if given is None:
         given = like.empty(shape)
-    return given, as_output(given, like.op)
+    return given, as_output(given, like.op, name)
+
+
+def _check_grad(like, given, shape, name):
+    """A caller's gradient buffer (not None/False) must have grad_out's dtype
+    and the shape of the input it is the gradient of; checked here so that
+    the error names it (C would name grad_out or x)."""
+    if given is None or given is False:
+        return
+    op = like.op
+    want, got = dtype_name(like.x, op, "grad_out"), dtype_name(given, op, name)
+    if got != want:
+        raise TypeError(f"{op}: {name} must have dtype {want}, got {got}")
+    got_shape = shape_of(given, op, name)
+    if got_shape != tuple(shape):
+        raise ValueError(f"{op}: {name} must have shape {list(shape)}, got {list(got_shape)}")
 
 
 def _sum_into(full, dst):
@@ -430,16 +460,17 @@ def _source_grad(like_x, like, src, arg, shape_fn, given):
     positions is broadcast as the forward does; its gradient is computed at
     full size and finish() sums it into the 0-d result. like_x converts
     scalars (x's dtype), like allocates gradients (grad_out's kind)."""
+    src = plain_scalar(src)
     if is_scalar(src):
         return like_x.source(src, arg, shape_fn), None, None, None
-    src = as_input(src)
+    src = as_input(src, like.op, arg)
     if shape_of(src, like.op, arg) == () and given is not False:
         full_shape = shape_fn()
         if full_shape:  # None: C reports the error; (): nothing to broadcast
-            res, dst = _grad_buffer(like, given, ())
+            res, dst = _grad_buffer(like, given, (), "grad_" + arg)
             full = like.empty(full_shape)
             return like_x.broadcast(src, full_shape), res, full, lambda: _sum_into(full, dst)
-    res, gc = _grad_buffer(like, given, shape_of(src, like.op, arg))
+    res, gc = _grad_buffer(like, given, shape_of(src, like.op, arg), "grad_" + arg)
     return like_x.source(src, arg, shape_fn), res, gc, None
 
 
@@ -455,13 +486,18 @@ def gather_backward(grad_out, x, index, axis, *, mode="error", fill_value=0, gra
     arguments can be passed unchanged) and gets no gradient."""
     op = "gather_backward"
     m = _choice(_GATHER_MODES, mode, op, "mode")
+    if grad_x is False:
+        return None
     like = _like_grad(grad_out, op)
-    res, gx = _grad_buffer(like, grad_x, _shape_arg(x, op, "x"))
-    gc, ic = as_input(grad_out), as_index(index, op)
+    xs = _shape_arg(x, op, "x")
+    _check_grad(like, grad_x, xs, "grad_x")
+    res, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    gc, ic = as_input(grad_out, op, "grad_out"), as_index(index, op)
     if _is_axes(axis):
         _C.gather_axes_backward(gc, ic, axis, m, gx)
     else:
         _C.gather_backward(gc, ic, axis, m, gx)
+    _written_grads(grad_x)
     return res
 
 
@@ -470,9 +506,14 @@ def index_select_backward(grad_out, x, index, axis, *, mode="error", fill_value=
     be given as its shape); the mode and fill_value rules of gather_backward."""
     op = "index_select_backward"
     m = _choice(_GATHER_MODES, mode, op, "mode")
+    if grad_x is False:
+        return None
     like = _like_grad(grad_out, op)
-    res, gx = _grad_buffer(like, grad_x, _shape_arg(x, op, "x"))
-    _C.index_select_backward(as_input(grad_out), as_index(index, op), axis, m, gx)
+    xs = _shape_arg(x, op, "x")
+    _check_grad(like, grad_x, xs, "grad_x")
+    res, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    _C.index_select_backward(as_input(grad_out, op, "grad_out"), as_index(index, op), axis, m, gx)
+    _written_grads(grad_x)
     return res
 
 
@@ -483,9 +524,14 @@ def gather_nd_backward(grad_out, x, index, *, batch_dims=0, mode="error", fill_v
     gather_backward."""
     op = "gather_nd_backward"
     m = _choice(_GATHER_MODES, mode, op, "mode")
+    if grad_x is False:
+        return None
     like = _like_grad(grad_out, op)
-    res, gx = _grad_buffer(like, grad_x, _shape_arg(x, op, "x"))
-    _C.gather_nd_backward(as_input(grad_out), as_index(index, op), batch_dims, m, gx)
+    xs = _shape_arg(x, op, "x")
+    _check_grad(like, grad_x, xs, "grad_x")
+    res, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    _C.gather_nd_backward(as_input(grad_out, op, "grad_out"), as_index(index, op), batch_dims, m, gx)
+    _written_grads(grad_x)
     return res
 
 
@@ -494,9 +540,14 @@ def masked_select_backward(grad_out, x, mask, *, grad_x=None):
     given as its shape): grad_out (1-d) written back to the True positions,
     0 elsewhere, summed over the dimensions along which x was broadcast."""
     op = "masked_select_backward"
+    if grad_x is False:
+        return None
     like = _like_grad(grad_out, op)
-    res, gx = _grad_buffer(like, grad_x, _shape_arg(x, op, "x"))
-    _C.masked_select_backward(as_input(grad_out), as_mask(mask, op), gx)
+    xs = _shape_arg(x, op, "x")
+    _check_grad(like, grad_x, xs, "grad_x")
+    res, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    _C.masked_select_backward(as_input(grad_out, op, "grad_out"), as_mask(mask, op), gx)
+    _written_grads(grad_x)
     return res
 
 
@@ -505,14 +556,15 @@ def _indexed_scatter_backward(op, like_x, grad_out, src, arg, shape_fn, reduce, 
     """Shared body of scatter/index_scatter/scatter_nd backward. call(src_c,
     result_c, grad_x_c, grad_src_c) runs the C function."""
     like = _like_grad(grad_out, op)
-    rx, gx = _grad_buffer(like, grad_x, like_x.shape)
+    rx, gx = _grad_buffer(like, grad_x, like_x.shape, "grad_x")
     sc, rs, gs, finish = _source_grad(like_x, like, src, arg, shape_fn, grad_src)
     if result is None and reduce in (_C.REDUCE_AMAX, _C.REDUCE_AMIN):
         result = forward()  # amax/amin need the forward result to find the winners
-    rc = None if result is None else as_input(result)
+    rc = None if result is None else as_input(result, op, "result")
     call(sc, rc, gx, gs)
     if finish is not None:
         finish()
+    _written_grads(grad_x, grad_src)
     return rx, rs
 
 
@@ -535,7 +587,7 @@ def scatter_backward(grad_out, x, index, src, axis, *, reduce=None, include_self
     r = _choice(_REDUCE, reduce, op, "reduce")
     m = _choice(_SCATTER_MODES, mode, op, "mode")
     like_x = Like(x, op)
-    xc, ic = as_input(x), as_index(index, op)
+    xc, ic = as_input(x, op, "x"), as_index(index, op)
     axes = _is_axes(axis)
 
     def src_shape():
@@ -547,7 +599,7 @@ def scatter_backward(grad_out, x, index, src, axis, *, reduce=None, include_self
 
     def call(sc, rc, gx, gs):
         f = _C.scatter_axes_backward if axes else _C.scatter_backward
-        f(xc, ic, sc, axis, r, include_self, m, rc, as_input(grad_out), gx, gs)
+        f(xc, ic, sc, axis, r, include_self, m, rc, as_input(grad_out, op, "grad_out"), gx, gs)
 
     return _indexed_scatter_backward(op, like_x, grad_out, src, "src", src_shape, r, result,
                                      forward, grad_x, grad_src, call)
@@ -563,7 +615,7 @@ def index_scatter_backward(grad_out, x, index, updates, axis=0, *, reduce=None,
     r = _choice(_REDUCE, reduce, op, "reduce")
     m = _choice(_SCATTER_MODES, mode, op, "mode")
     like_x = Like(x, op)
-    xc, ic = as_input(x), as_index(index, op)
+    xc, ic = as_input(x, op, "x"), as_index(index, op)
 
     def updates_shape():
         xs, ishape = like_x.shape, shape_of(ic, op, "index")
@@ -579,7 +631,7 @@ def index_scatter_backward(grad_out, x, index, updates, axis=0, *, reduce=None,
                              mode=mode)
 
     def call(uc, rc, gx, gu):
-        _C.index_scatter_backward(xc, ic, uc, axis, r, include_self, m, rc, as_input(grad_out),
+        _C.index_scatter_backward(xc, ic, uc, axis, r, include_self, m, rc, as_input(grad_out, op, "grad_out"),
                                   gx, gu)
 
     return _indexed_scatter_backward(op, like_x, grad_out, updates, "updates", updates_shape, r,
@@ -595,7 +647,7 @@ def scatter_nd_backward(grad_out, x, index, updates, *, reduce=None, mode="error
     r = _choice(_REDUCE, reduce, op, "reduce")
     m = _choice(_SCATTER_MODES, mode, op, "mode")
     like_x = Like(x, op)
-    xc, ic = as_input(x), as_index(index, op)
+    xc, ic = as_input(x, op, "x"), as_index(index, op)
 
     def updates_shape():
         ishape = shape_of(ic, op, "index")
@@ -607,7 +659,7 @@ def scatter_nd_backward(grad_out, x, index, updates, *, reduce=None, mode="error
         return scatter_nd(x, ic, updates, reduce=reduce, mode=mode)
 
     def call(uc, rc, gx, gu):
-        _C.scatter_nd_backward(xc, ic, uc, r, m, rc, as_input(grad_out), gx, gu)
+        _C.scatter_nd_backward(xc, ic, uc, r, m, rc, as_input(grad_out, op, "grad_out"), gx, gu)
 
     return _indexed_scatter_backward(op, like_x, grad_out, updates, "updates", updates_shape, r,
                                      result, forward, grad_x, grad_updates, call)
@@ -616,19 +668,20 @@ def scatter_nd_backward(grad_out, x, index, updates, *, reduce=None, mode="error
 def _view_source(like, src, shape_fn, given, op, arg):
     """src of a view-type scatter backward (tensor, shape or scalar) ->
     (grad returned, grad for C, finish)."""
+    src = plain_scalar(src)
     if is_scalar(src):
         return None, None, None
     if isinstance(src, (tuple, list)):
         shape = _shape_arg(src, op, arg)
     else:
-        shape = shape_of(as_input(src), op, arg)
+        shape = shape_of(src, op, arg)  # only its shape is read
     if shape == () and shape_fn is not None and given is not False:
         full_shape = shape_fn()
         if full_shape:
-            res, dst = _grad_buffer(like, given, ())
+            res, dst = _grad_buffer(like, given, (), "grad_" + arg)
             full = like.empty(full_shape)
             return res, full, lambda: _sum_into(full, dst)
-    res, gc = _grad_buffer(like, given, shape)
+    res, gc = _grad_buffer(like, given, shape, "grad_" + arg)
     return res, gc, None
 
 
@@ -641,9 +694,10 @@ def slice_scatter_backward(grad_out, x, src, axis=0, start=None, stop=None, step
     op = "slice_scatter_backward"
     axes, starts, stops, steps = _slice_args(op, axis, start, stop, step)
     like = _like_grad(grad_out, op)
-    rx, gx = _grad_buffer(like, grad_x, _shape_arg(x, op, "x"))
+    rx, gx = _grad_buffer(like, grad_x, _shape_arg(x, op, "x"), "grad_x")
     rs, gs, _ = _view_source(like, src, None, grad_src, op, "src")
-    _C.slice_scatter_backward(as_input(grad_out), axes, starts, stops, steps, gx, gs)
+    _C.slice_scatter_backward(as_input(grad_out, op, "grad_out"), axes, starts, stops, steps, gx, gs)
+    _written_grads(grad_x, grad_src)
     return rx, rs
 
 
@@ -656,7 +710,7 @@ def diagonal_scatter_backward(grad_out, x, src, offset=0, axis1=0, axis2=1, *, g
     op = "diagonal_scatter_backward"
     like = _like_grad(grad_out, op)
     xs = _shape_arg(x, op, "x")
-    rx, gx = _grad_buffer(like, grad_x, xs)
+    rx, gx = _grad_buffer(like, grad_x, xs, "grad_x")
 
     def diagonal_shape():
         a1, a2 = wrap_axis(axis1, len(xs)), wrap_axis(axis2, len(xs))
@@ -669,9 +723,10 @@ def diagonal_scatter_backward(grad_out, x, src, offset=0, axis1=0, axis2=1, *, g
         return rest + (max(length, 0),)
 
     rs, gs, finish = _view_source(like, src, diagonal_shape, grad_src, op, "src")
-    _C.diagonal_scatter_backward(as_input(grad_out), offset, axis1, axis2, gx, gs)
+    _C.diagonal_scatter_backward(as_input(grad_out, op, "grad_out"), offset, axis1, axis2, gx, gs)
     if finish is not None:
         finish()
+    _written_grads(grad_x, grad_src)
     return rx, rs
 
 
@@ -683,7 +738,7 @@ def select_scatter_backward(grad_out, x, src, axis, index, *, grad_x=None, grad_
     op = "select_scatter_backward"
     like = _like_grad(grad_out, op)
     xs = _shape_arg(x, op, "x")
-    rx, gx = _grad_buffer(like, grad_x, xs)
+    rx, gx = _grad_buffer(like, grad_x, xs, "grad_x")
 
     def src_shape():
         a = wrap_axis(axis, len(xs))
@@ -692,9 +747,10 @@ def select_scatter_backward(grad_out, x, src, axis, index, *, grad_x=None, grad_
         return xs[:a] + xs[a + 1:]
 
     rs, gs, finish = _view_source(like, src, src_shape, grad_src, op, "src")
-    _C.select_scatter_backward(as_input(grad_out), axis, index, gx, gs)
+    _C.select_scatter_backward(as_input(grad_out, op, "grad_out"), axis, index, gx, gs)
     if finish is not None:
         finish()
+    _written_grads(grad_x, grad_src)
     return rx, rs
 
 
@@ -707,11 +763,12 @@ def masked_scatter_backward(grad_out, x, mask, source, *, grad_x=None, grad_sour
     op = "masked_scatter_backward"
     like = _like_grad(grad_out, op)
     xs = _shape_arg(x, op, "x")
-    rx, gx = _grad_buffer(like, grad_x, xs)
+    rx, gx = _grad_buffer(like, grad_x, xs, "grad_x")
     rs, gs, finish = _view_source(like, source, lambda: xs, grad_source, op, "source")
-    _C.masked_scatter_backward(as_input(grad_out), as_mask(mask, op), gx, gs)
+    _C.masked_scatter_backward(as_input(grad_out, op, "grad_out"), as_mask(mask, op), gx, gs)
     if finish is not None:
         finish()
+    _written_grads(grad_x, grad_source)
     return rx, rs
 
 
@@ -727,9 +784,10 @@ def tensor_scatter_backward(grad_out, cache, update, write_indices=None, *, axis
     op = "tensor_scatter_backward"
     m = _choice(_TENSOR_SCATTER_MODES, mode, op, "mode")
     like = _like_grad(grad_out, op)
-    rc, gc = _grad_buffer(like, grad_cache, _shape_arg(cache, op, "cache"))
+    rc, gc = _grad_buffer(like, grad_cache, _shape_arg(cache, op, "cache"), "grad_cache")
     us = _shape_arg(update, op, "update")
-    ru, gu = _grad_buffer(like, None if grad_update is False else grad_update, us)
+    ru, gu = _grad_buffer(like, None if grad_update is False else grad_update, us, "grad_update")
     wc = None if write_indices is None else as_index(write_indices, op, "write_indices")
-    _C.tensor_scatter_backward(as_input(grad_out), wc, axis, m, gc, gu)
+    _C.tensor_scatter_backward(as_input(grad_out, op, "grad_out"), wc, axis, m, gc, gu)
+    _written_grads(grad_cache, grad_update)
     return rc, (None if grad_update is False else ru)

@@ -25,31 +25,106 @@ def torch_of(v):
     return None
 
 
-def is_scalar(v):
-    return isinstance(v, (bool, int, float, np.generic))
-
-
-def as_input(v):
-    """The object handed to C for an input tensor: torch refuses to export a
-    tensor that requires grad through DLPack, and the values are all we read."""
-    if torch_of(v) is not None and v.requires_grad:
-        return v.detach()
+def plain_scalar(v):
+    """A NumPy scalar as the Python scalar it holds (np.int64(300) -> 300), so
+    that it takes exactly the path of a Python scalar: the same casting checks,
+    and a NumPy string or complex is refused as a Python one is. Anything else
+    is returned unchanged."""
+    if isinstance(v, np.generic):
+        item = v.item()
+        if isinstance(item, np.floating):  # longdouble: .item() keeps the NumPy type
+            item = float(item)
+        return item
     return v
 
 
-def as_output(v, op):
+def is_scalar(v):
+    """v (after plain_scalar) is a Python bool, int or float."""
+    return isinstance(v, (bool, int, float)) and not isinstance(v, np.generic)
+
+
+def _check_neg(v, op, name):
+    if v.is_neg():
+        # DLPack has no negative bit: C would read the values un-negated.
+        raise TypeError(f"{op}: {name} has the negative bit set (a lazily negated view, as "
+                        f"from .conj().imag), which DLPack cannot express; call "
+                        f".resolve_neg() on it first")
+
+
+def as_input(v, op="scatterkit", name="input"):
+    """The object handed to C for an input tensor: torch refuses to export a
+    tensor that requires grad through DLPack, and the values are all we read.
+    A torch tensor with the negative bit set is refused (DLPack would drop the
+    negation)."""
+    if torch_of(v) is not None:
+        _check_neg(v, op, name)
+        if v.requires_grad:
+            return v.detach()
+    return v
+
+
+def as_output(v, op, name="out"):
     if isinstance(v, np.generic):
         # Its __array_interface__ describes a temporary copy: writes would be lost.
-        raise TypeError(f"{op}: out must be an array or tensor, got the NumPy scalar type "
+        raise TypeError(f"{op}: {name} must be an array or tensor, got the NumPy scalar type "
                         f"{type(v).__name__}")
-    return as_input(v)
+    return as_input(v, op, name)
+
+
+def mark_written(v):
+    """Tells torch's autograd that C wrote into v in place (its version
+    counter), as a torch in-place operation does: a tensor saved for a
+    backward and then overwritten is then reported instead of silently giving
+    wrong gradients. Nothing for other kinds."""
+    torch = torch_of(v)
+    if torch is not None:
+        torch.autograd.graph.increment_version(v)
+
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _position(name, pos):
+    return name if pos is None else f"{name}[{', '.join(str(p) for p in pos)}]"
+
+
+def _too_big(op, name, pos, value):
+    """The IndexError for an index value outside int64 (out of range of any
+    axis); the wording of C's message for select_scatter's index."""
+    return IndexError(f"{op}: {_position(name, pos)} = {value} is out of range "
+                      "(it does not fit in 64 bits)")
+
+
+def _first_outside_int64(v, op, name):
+    """The IndexError for the first integer of v (an int or a nested
+    list/tuple) outside int64; None when v holds anything that is not an
+    integer, or no such value."""
+    try:
+        objs = np.array(v, dtype=object)
+    except (ValueError, TypeError):
+        return None
+    found = None
+    for pos in np.ndindex(objs.shape):
+        e = objs[pos]
+        if not isinstance(e, (int, np.integer)):
+            return None
+        if found is None and not _INT64_MIN <= int(e) <= _INT64_MAX:
+            found = _too_big(op, name, pos if objs.ndim else None, int(e))
+    return found
 
 
 def _integer_list(v, op, name):
     arr = np.asarray(v)
-    if arr.dtype == object and arr.size and all(isinstance(e, int) for e in arr.flat):
-        # NumPy keeps Python ints beyond 64 bits as objects.
-        raise IndexError(f"{op}: {name} holds a value that does not fit in 64 bits")
+    if arr.dtype.kind == "u" and arr.size and arr.max() > _INT64_MAX:
+        # uint64: values in [2**63, 2**64) would wrap to negative in int64.
+        pos = np.unravel_index(int(np.argmax(arr > _INT64_MAX)), arr.shape)
+        raise _too_big(op, name, pos if arr.ndim else None, int(arr[pos]))
+    if arr.dtype.kind not in "iu" and arr.size:
+        # NumPy keeps Python ints beyond 64 bits as objects, and turns a mix of
+        # negative ints and ints beyond int64 into float64.
+        err = _first_outside_int64(v, op, name)
+        if err is not None:
+            raise err
     if arr.dtype.kind not in "iu":
         if arr.size == 0:
             return arr.astype(np.int64)
@@ -66,14 +141,14 @@ def as_index(v, op, name="index"):
             return _integer_list(v, op, name)
         except (ValueError, OverflowError) as e:
             raise ValueError(f"{op}: {name} could not be converted to an int64 array: {e}") from e
-    return as_input(v)
+    return as_input(v, op, name)
 
 
 def as_mask(v, op, name="mask"):
     if isinstance(v, (list, tuple, bool)):
         arr = np.asarray(v)
         return arr.astype(bool) if arr.size == 0 else arr
-    return as_input(v)
+    return as_input(v, op, name)
 
 
 def shape_of(v, op, name):
@@ -81,6 +156,15 @@ def shape_of(v, op, name):
     if isinstance(shape, tuple):  # numpy and torch.Size (a tuple subclass)
         return tuple(shape)
     return tuple(_C.describe(v, op, name)["shape"])
+
+
+def dtype_name(v, op, name):
+    """The dtype of a tensor argument as C names it ("float32", "bfloat16")."""
+    if torch_of(v) is not None:
+        return str(v.dtype).rpartition(".")[2]
+    if isinstance(v, (np.ndarray, np.generic)):
+        return v.dtype.name
+    return _C.describe(v, op, name)["dtype"]
 
 
 def int_or_none(v):
@@ -229,24 +313,69 @@ class Like:
         torch = torch_of(t)
         if torch is not None:
             return t.expand(shape)
+        if not isinstance(t, np.ndarray):
+            t = self._view(t)
+            if torch_of(t) is not None:
+                return t.expand(shape)
         return np.broadcast_to(t, shape)
 
+    def _view(self, t):
+        """A 0-d tensor of another DLPack producer (a jax array, ...) as a
+        NumPy array or torch tensor over the same memory, so it can be given
+        zero strides: a torch tensor when x is one (any device, bfloat16),
+        else a NumPy array (CPU)."""
+        if self.kind == TORCH:
+            return self.torch.from_dlpack(t)
+        try:
+            return np.from_dlpack(t)
+        except (TypeError, ValueError, RuntimeError, BufferError, AttributeError):
+            torch = sys.modules.get("torch")
+            if torch is None:
+                raise
+            return torch.from_dlpack(t)
+
     def source(self, v, arg, shape_fn):
-        """src/updates/source: a scalar becomes a 0-d tensor of x's dtype that is
-        broadcast with zero strides to shape_fn() (None: left 0-d for C to
-        broadcast or to reject); a 0-d tensor is broadcast the same way."""
+        """src/updates/source: a scalar (Python or NumPy) becomes a 0-d tensor
+        of x's dtype that is broadcast with zero strides to shape_fn() (None:
+        left 0-d for C to broadcast or to reject); a 0-d tensor of any kind is
+        broadcast the same way."""
+        v = plain_scalar(v)
         if is_scalar(v):
             return self.broadcast(self.scalar(v, arg), shape_fn())
-        v = as_input(v)
-        if isinstance(v, np.ndarray) and v.ndim == 0:
-            return self.broadcast(v, shape_fn())
-        if torch_of(v) is not None and v.dim() == 0:
-            return self.broadcast(v, shape_fn())
+        v = as_input(v, self.op, arg)
+        if isinstance(v, np.ndarray):
+            return self.broadcast(v, shape_fn()) if v.ndim == 0 else v
+        if torch_of(v) is not None:
+            return self.broadcast(v, shape_fn()) if v.dim() == 0 else v
+        if _is_0d_other(v, self.op, arg):
+            shape = shape_fn()
+            if shape is None:
+                return v
+            try:
+                return self.broadcast(v, shape)
+            except Exception:  # not viewable here: C reads it (and reports the error)
+                return v
         return v
 
     def fill(self, value, mode):
         if mode != _C.MODE_FILL or value is None:
             return None
+        value = plain_scalar(value)
         if is_scalar(value):
             return self.scalar(value, "fill_value")
-        return as_input(value)
+        return as_input(value, self.op, "fill_value")
+
+
+def _is_0d_other(v, op, arg):
+    """v (neither NumPy nor torch) is a 0-d tensor-like: a shape attribute or,
+    for a bare DLPack producer, the shape C reads. Anything C cannot read is
+    left for C to report."""
+    shape = getattr(v, "shape", None)
+    if isinstance(shape, tuple):
+        return shape == ()
+    if not (hasattr(v, "__dlpack__") or hasattr(v, "__array_interface__")):
+        return False
+    try:
+        return tuple(_C.describe(v, op, arg)["shape"]) == ()
+    except Exception:
+        return False

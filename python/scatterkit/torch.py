@@ -117,6 +117,7 @@ class _Gather(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
+        grad = grad.resolve_neg()  # DLPack drops the negative bit
         if not ctx.needs_input_grad[0]:
             return None, None, None, None, None
         (index,) = _load(ctx)
@@ -135,6 +136,7 @@ class _IndexSelect(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
+        grad = grad.resolve_neg()  # DLPack drops the negative bit
         if not ctx.needs_input_grad[0]:
             return None, None, None, None, None
         (index,) = _load(ctx)
@@ -154,6 +156,7 @@ class _GatherNd(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
+        grad = grad.resolve_neg()  # DLPack drops the negative bit
         if not ctx.needs_input_grad[0]:
             return None, None, None, None, None
         (index,) = _load(ctx)
@@ -173,6 +176,7 @@ class _MaskedSelect(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
+        grad = grad.resolve_neg()  # DLPack drops the negative bit
         if not ctx.needs_input_grad[0]:
             return None, None
         (mask,) = _load(ctx)
@@ -232,6 +236,7 @@ class _Scatter(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
+        grad = grad.resolve_neg()  # DLPack drops the negative bit
         x, index, src, out = _load(ctx)
         axis, reduce, include_self, mode = ctx.args
         gx, gs = _sk.scatter_backward(grad, x, index, src, axis, reduce=reduce,
@@ -252,6 +257,7 @@ class _IndexScatter(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
+        grad = grad.resolve_neg()  # DLPack drops the negative bit
         x, index, updates, out = _load(ctx)
         axis, reduce, include_self, mode = ctx.args
         gx, gu = _sk.index_scatter_backward(grad, x, index, updates, axis, reduce=reduce,
@@ -271,6 +277,7 @@ class _ScatterNd(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
+        grad = grad.resolve_neg()  # DLPack drops the negative bit
         x, index, updates, out = _load(ctx)
         reduce, mode = ctx.args
         gx, gu = _sk.scatter_nd_backward(grad, x, index, updates, reduce=reduce, mode=mode,
@@ -326,6 +333,7 @@ class _SliceScatter(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
+        grad = grad.resolve_neg()  # DLPack drops the negative bit
         xs, ss, axis, start, stop, step = ctx.args
         gx, gs = _sk.slice_scatter_backward(grad, xs, ss, axis, start, stop, step,
                                             grad_x=_want(ctx, 0), grad_src=_want(ctx, 1))
@@ -342,6 +350,7 @@ class _DiagonalScatter(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
+        grad = grad.resolve_neg()  # DLPack drops the negative bit
         xs, ss, offset, axis1, axis2 = ctx.args
         gx, gs = _sk.diagonal_scatter_backward(grad, xs, ss, offset, axis1, axis2,
                                                grad_x=_want(ctx, 0), grad_src=_want(ctx, 1))
@@ -358,6 +367,7 @@ class _SelectScatter(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
+        grad = grad.resolve_neg()  # DLPack drops the negative bit
         xs, ss, axis, index = ctx.args
         gx, gs = _sk.select_scatter_backward(grad, xs, ss, axis, index, grad_x=_want(ctx, 0),
                                              grad_src=_want(ctx, 1))
@@ -375,6 +385,7 @@ class _MaskedScatter(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
+        grad = grad.resolve_neg()  # DLPack drops the negative bit
         (mask,) = _load(ctx)
         xs, ss = ctx.args
         gx, gs = _sk.masked_scatter_backward(grad, xs, mask, ss, grad_x=_want(ctx, 0),
@@ -393,6 +404,7 @@ class _TensorScatter(torch.autograd.Function):
     @staticmethod
     @once_differentiable
     def backward(ctx, grad):
+        grad = grad.resolve_neg()  # DLPack drops the negative bit
         (write_indices,) = _load(ctx)
         cs, us, axis, mode = ctx.args
         gc, gu = _sk.tensor_scatter_backward(grad, cs, us, write_indices, axis=axis, mode=mode,
