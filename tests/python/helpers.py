@@ -552,3 +552,17 @@ def same_for_all_threads(fn, threads):
         assert torch.equal(r.contiguous().view(torch.uint8), first), \
             f"{n} threads differ from {threads[0]}"
     return out[0]
+
+
+class DLPackOnly:
+    """Wraps a tensor so that it speaks only DLPack (no shape attribute, no
+    __array_interface__): a stand-in for other producers."""
+
+    def __init__(self, t):
+        self.t = t
+
+    def __dlpack__(self, **kw):
+        return self.t.__dlpack__(**kw)
+
+    def __dlpack_device__(self):
+        return self.t.__dlpack_device__()

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import scatterkit as sk
-from helpers import assert_same, bits_of, index_values, values
+from helpers import DLPackOnly, assert_same, bits_of, index_values, values
 from test_family_common import (assert_unchanged, raises_with, ref_gather_nd, ref_scatter_axes,
                                 ref_scatter_nd)
 
@@ -162,24 +162,14 @@ def test_requires_grad_inputs(op, rng):
 def test_other_dlpack_producer_gives_numpy():
     """An input that only speaks DLPack (not NumPy, not torch) gives a NumPy
     result (docs/python.md)."""
-    class Cap:
-        def __init__(self, t):
-            self.t = t
-
-        def __dlpack__(self, **kw):
-            return self.t.__dlpack__(**kw)
-
-        def __dlpack_device__(self):
-            return self.t.__dlpack_device__()
-
     t = torch.arange(12, dtype=torch.float32).reshape(3, 4)
-    r = sk.scatter_nd(Cap(t), torch.tensor([[0, 0]]), 5.0)
+    r = sk.scatter_nd(DLPackOnly(t), torch.tensor([[0, 0]]), 5.0)
     assert isinstance(r, np.ndarray) and r[0, 0] == 5 and r[2, 3] == 11
-    r = sk.slice_scatter(Cap(t), np.float32(0), 1, 1, None, 2)
+    r = sk.slice_scatter(DLPackOnly(t), np.float32(0), 1, 1, None, 2)
     assert isinstance(r, np.ndarray)
     np.testing.assert_array_equal(r[0], [0, 0, 2, 0])
     before = bits_of(t)
-    r = sk.masked_select(Cap(t), np.array([True, False, False, False]))
+    r = sk.masked_select(DLPackOnly(t), np.array([True, False, False, False]))
     np.testing.assert_array_equal(r, [0, 4, 8])
     assert_unchanged(t, before)
 

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import scatterkit as sk
-from helpers import NP_DTYPE, to_kind
+from helpers import NP_DTYPE, DLPackOnly, to_kind
 
 
 def _kind(a, kind):
@@ -249,19 +249,6 @@ def test_numpy_scalar_backward_has_no_gradient():
 # ---------------------------------------------------------------------------
 # 5. 0-d sources of any DLPack producer are broadcast
 # ---------------------------------------------------------------------------
-class DLPackOnly:
-    """Speaks only DLPack (no shape, no __array_interface__)."""
-
-    def __init__(self, t):
-        self.t = t
-
-    def __dlpack__(self, **kw):
-        return self.t.__dlpack__(**kw)
-
-    def __dlpack_device__(self):
-        return self.t.__dlpack_device__()
-
-
 def _zero_d_sources():
     """(name, make) of float32 0-d sources that are neither NumPy nor torch."""
     srcs = [("dlpack_only", lambda: DLPackOnly(torch.tensor(3.0)))]
