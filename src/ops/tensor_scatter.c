@@ -1,8 +1,9 @@
 /* tensor_scatter (ONNX TensorScatter, opset 24): KV-cache updates. For each
  * batch b, update[b] goes into out[b] along axis from write_indices[b] on;
- * circular mode wraps around the axis. Each batch is at most two strided
- * copies (the second one after a wrap); only the last n positions of a
- * circular update longer than the axis survive. */
+ * circular mode wraps around the axis (the start too, modulo its length).
+ * Each batch is at most two strided copies (the second one after a wrap);
+ * only the last n positions of a circular update longer than the axis
+ * survive. */
 #include "core/internal.h"
 
 /* Validates shapes, axis, mode and write indices (cache and update give the
@@ -57,9 +58,13 @@ static sk_status sk_ts_validate(const char *op, const sk_tensor *cache, const sk
                        sk_format_shape(got, sizeof got, write_indices->ndim, write_indices->shape));
     }
     bool is64 = write_indices->dtype == SK_DTYPE_INT64;
-    for (int64_t b = 0; b < batch && len > 0; b++) {
+    /* ONNX: linear needs write_indices + sequence_length <= max_sequence_length
+     * (an empty update too); circular takes the index modulo the axis. A
+     * negative index is refused in both (as onnxruntime does). */
+    for (int64_t b = 0; b < batch; b++) {
         int64_t w = sk_load_index(write_indices->data, is64, b * write_indices->strides[0]);
-        bool ok = mode == SK_TENSOR_SCATTER_LINEAR ? (w >= 0 && w <= n - len) : (w >= 0 && w < n);
+        bool ok = mode == SK_TENSOR_SCATTER_LINEAR ? (w >= 0 && w <= n - len)
+                                                   : (w >= 0 && (n > 0 || len == 0));
         if (!ok)
             return sk_fail(SK_STATUS_INDEX_OUT_OF_RANGE,
                            "%s: write_indices[%lld] = %lld is out of range for axis %d of size "
@@ -83,7 +88,7 @@ static void sk_ts_segments(const sk_tensor *write_indices, int64_t batch, int64_
                                                   b * write_indices->strides[0])
                                   : 0;
         for (int64_t i = skip; i < len;) {
-            int64_t pos = (w + i) % n, seg = len - i;
+            int64_t pos = (w % n + i) % n, seg = len - i;
             if (seg > n - pos) seg = n - pos;
             fn(ctx, b, i, pos, seg);
             i += seg;

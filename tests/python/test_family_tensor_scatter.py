@@ -4,8 +4,9 @@ mode="linear"|"circular", out) -- ONNX TensorScatter (opset 24).
 Reference: plain NumPy on the raw bits (test_family_common.ref_tensor_scatter):
 for each batch b and update position j, cache[b, ..., p, ...] =
 update[b, ..., j, ...] with p = w[b] + j (linear) or (w[b] + j) mod n
-(circular), in increasing j. CHOICES: w[b] in [0, n - len] (linear), [0, n)
-(circular), IndexError otherwise; a circular update longer than the axis
+(circular), in increasing j. CHOICES: w[b] in [0, n - len] (linear, an
+empty update too), w[b] >= 0 taken modulo n (circular, as ONNX says),
+IndexError otherwise; a circular update longer than the axis
 wraps more than once and the last n positions win. onnxruntime comparisons
 are in test_family_onnx.py.
 """
@@ -37,7 +38,7 @@ def _ts_case(rng, dtype, kind, layouts, cache_shape, axis, mode, index_dtype):
     if index_dtype is None or (mode == "circular" and n == 0):
         wi, wr = None, None
     else:
-        hi = n - L if mode == "linear" else n - 1
+        hi = n - L if mode == "linear" else 3 * n  # circular: modulo n
 
         def gen(s):
             return torch.from_numpy(rng.integers(0, hi + 1, s)).to(TORCH_DTYPE[index_dtype])
@@ -115,6 +116,16 @@ def test_tensor_scatter_zero_size(kind):
     assert tuple(r.shape) == (2, 3, 0)
 
 
+def test_tensor_scatter_circular_start_is_taken_modulo_the_axis():
+    """ONNX TensorScatter: in circular mode "the write index is modulo
+    max_sequence_length" (onnxruntime: w = 5 into 4 positions writes from 1)."""
+    c = np.zeros((3, 4), np.float32)
+    u = np.array([[1, 2], [3, 4], [5, 6]], np.float32)
+    r = sk.tensor_scatter(c, u, np.array([5, 4, 2 ** 62 + 3]), axis=1, mode="circular")
+    want = np.array([[0, 1, 2, 0], [3, 4, 0, 0], [6, 0, 0, 5]], np.float32)
+    np.testing.assert_array_equal(r, want)
+
+
 def test_tensor_scatter_circular_empty_axis_is_consistent():
     """An update of length 2 cannot be written into an axis of size 0 in
     circular mode: explicit write_indices [0, 0] are an IndexError
@@ -138,11 +149,15 @@ def test_tensor_scatter_errors(kind):
     u2 = K(np.ones((2, 2, 3), np.float32))
     # index errors (the bad batch is the last one), nothing written
     for mode, w, bad in [("linear", [0, 4], 4), ("linear", [1, -1], -1),
-                         ("circular", [0, 5], 5), ("circular", [2, -1], -1)]:
+                         ("circular", [2, -1], -1)]:
         for idt in (np.int32, np.int64):
             with raises_with(IndexError, "tensor_scatter", f"write_indices[1] = {bad}", "size 5"):
                 sk.tensor_scatter(ci, u2, K(np.array(w, idt)), mode=mode, out=ci)
             assert_unchanged(ci, before, "cache")
+    # linear: write_indices + len <= n holds for an empty update too (ONNX)
+    with raises_with(IndexError, "tensor_scatter", "write_indices[1] = 6", "size 5"):
+        sk.tensor_scatter(ci, K(np.zeros((2, 0, 3), np.float32)), [5, 6], out=ci)
+    assert_unchanged(ci, before, "cache")
     with raises_with(ValueError, "tensor_scatter", "update", "[2, 2, 4]"):
         sk.tensor_scatter(ci, K(np.zeros((2, 2, 4), np.float32)), [0, 0], out=ci)
     with raises_with(ValueError, "tensor_scatter", "update", "6"):
