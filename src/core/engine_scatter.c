@@ -298,22 +298,12 @@ SK_INLINE void sk_scatter_rows(const sk_plan *p, int64_t clo, int64_t chi, float
     }
 }
 
-/* Whether every value of a run (m values, stride is) lies in [-n, n): the
- * in-kernel check of a fresh out's scatter (SK_OPTION_FRESH_OUT). Branch-free,
- * so a contiguous run vectorises; the run is in L1 for the updates after it. */
-#define SK_DEFINE_RUN_IN_RANGE(NAME, IT)                                                          \
-    SK_INLINE bool NAME(const IT *ix, int64_t m, int64_t is, int64_t n) {                          \
-        uint64_t bad = 0, span = 2 * (uint64_t)n;                                                  \
-        if (is == 1)                                                                               \
-            for (int64_t j = 0; j < m; j++) bad |= (uint64_t)((uint64_t)ix[j] + (uint64_t)n) >= span; \
-        else                                                                                       \
-            for (int64_t j = 0; j < m; j++)                                                        \
-                bad |= (uint64_t)((uint64_t)ix[j * is] + (uint64_t)n) >= span;                    \
-        return !bad;                                                                               \
-    }
-SK_DEFINE_RUN_IN_RANGE(sk_run_in_range_int64_t, int64_t)
-SK_DEFINE_RUN_IN_RANGE(sk_run_in_range_int32_t, int32_t)
-#undef SK_DEFINE_RUN_IN_RANGE
+/* Whether a run of index values (stride is) has one outside [-n, n). */
+SK_INLINE bool sk_run_has_bad(const void *ix, bool is64, int64_t run, int64_t is, int64_t n) {
+    uint64_t span = 2u * (uint64_t)n;
+    return (is64 ? sk_scan_run64((const int64_t *)ix, run, is, n, span)
+                 : sk_scan_run32((const int32_t *)ix, run, is, n, span)) >= 0;
+}
 
 /* One walk over every update, applying those whose target is in [clo, chi). */
 SK_INLINE void sk_scatter_pass(const sk_plan *p, int64_t clo, int64_t chi, float *acc, int64_t *cnt,
@@ -396,8 +386,10 @@ SK_INLINE void sk_scatter_pass(const sk_plan *p, int64_t clo, int64_t chi, float
 #define SK_VARYING_SCATTER(IT)                                                                     \
     do {                                                                                           \
         const IT *ix = (const IT *)p->index + c.index;                                             \
-        if (SK_UNLIKELY(p->invalid != NULL) && !sk_run_in_range_##IT(ix, run, is, n)) {             \
-            __atomic_store_n(p->invalid, 1, __ATOMIC_RELAXED); /* nothing of the run applied */     \
+        /* a fresh out's values are checked here, a run at a time (in L1 for     \
+         * its updates); a run with a bad value is not applied */                  \
+        if (SK_UNLIKELY(p->invalid != NULL) && sk_run_has_bad(ix, sizeof(IT) == 8, run, is, n)) { \
+            __atomic_store_n(p->invalid, 1, __ATOMIC_RELAXED);                                     \
             break;                                                                                 \
         }                                                                                          \
         if (inside && mode == SK_INDEX_MODE_ERROR && !COUNTED && RED != SK_REDUCE_NONE &&         \
@@ -1163,8 +1155,6 @@ static void sk_blocks_merge_chunk(void *arg, int tid, int64_t chunk, int64_t klo
     job->merge(job, klo, khi);
 }
 
-/* Runs the blocked path; false (nothing written) when its scratch cannot be
- * had, so the caller falls back to owner-computes. */
 /* The data of copy_from when out = copy_from can be copied piece by piece at
  * the same offsets (both row-major with as many elements), else NULL. The
  * backward passes a 0-d zero to broadcast, which only a whole copy handles. */
@@ -1175,6 +1165,8 @@ static const char *sk_copy_source(const sk_tensor *copy_from, const sk_tensor *o
     return copy_from->data;
 }
 
+/* Runs the blocked path; false (nothing written) when its scratch cannot be
+ * had, so the caller falls back to owner-computes. */
 static bool sk_run_blocks(sk_blocks_job *job, const sk_tensor *copy_from, int nthreads) {
     const sk_plan *p = job->p;
     bool ok = true;
@@ -1237,15 +1229,28 @@ static bool sk_scatter_checks_runs(const sk_plan *p) {
     return false;
 }
 
+static sk_status sk_run_scatter_plan(sk_plan *p, const sk_tensor *copy_from, int nthreads);
+
 sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from,
                          const struct sk_index_check *unchecked, int nthreads) {
     sk_plan_normalize(p);
-    if (unchecked && !sk_scatter_checks_runs(p)) {
-        p->invalid = NULL;
+    int invalid = 0;
+    p->invalid = NULL;
+    if (unchecked && sk_scatter_checks_runs(p)) {
+        p->invalid = &invalid;
+    } else if (unchecked) {
         sk_status st = sk_check_values(unchecked, nthreads);
         if (st) return st;
     }
-    if (!unchecked) p->invalid = NULL;
+    sk_status st = sk_run_scatter_plan(p, copy_from, nthreads);
+    p->invalid = NULL;
+    /* a run was skipped: the full check names the first bad value */
+    return st == SK_STATUS_OK && invalid ? sk_check_values(unchecked, nthreads) : st;
+}
+
+/* The normalized plan on the blocked rows, the column tiles, the claimed
+ * inner-axis chunks or owner-computes. */
+static sk_status sk_run_scatter_plan(sk_plan *p, const sk_tensor *copy_from, int nthreads) {
     int64_t target_numel = sk_tensor_numel(p->out);
     if (sk_plan_numel(p) > 0 && target_numel > 0) {
         sk_blocks_job bj;
@@ -1340,7 +1345,8 @@ sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from,
             !(job.pack = sk_scratch_get((size_t)nt * job.pack_bytes))) {
             job.tile = 0;
         } else if (sk_copy_source(copy_from, p->out) && p->target == (char *)p->out->data &&
-                   p->shape[1] == p->comp_target_stride[0] && job.target_numel == p->comp_size[0] * p->comp_target_stride[0]) {
+                   p->shape[1] == p->comp_target_stride[0] &&
+                   job.target_numel == p->comp_size[0] * p->comp_target_stride[0]) {
             /* the tiles cover all of out: packed from x, no copy pass first */
             job.copy_src = copy_from->data;
             copy_from = NULL;

@@ -54,13 +54,7 @@ sk_status sk_scatter_execute(sk_plan *p, const sk_plan *grad_src_plan, const sk_
     if (!deferred && (st = sk_check_values(chk, nthreads))) return st;
     p->mode = chk->mode;
     p->index_numel = sk_tensor_numel(chk->index);
-    if (!bwd) {
-        int invalid = 0;
-        p->invalid = deferred ? &invalid : NULL;
-        st = sk_run_scatter(p, in_place ? NULL : x, deferred ? chk : NULL, nthreads);
-        if (st == SK_STATUS_OK && invalid) st = sk_check_values(chk, nthreads);
-        return st;
-    }
+    if (!bwd) return sk_run_scatter(p, in_place ? NULL : x, deferred ? chk : NULL, nthreads);
     if (bwd->grad_src) /* grad_src's strides become the plan's aux strides */
         memcpy(p->aux_stride, grad_src_plan->dense_stride, sizeof p->aux_stride);
     return sk_run_scatter_backward(p, x, out, bwd->grad_out, bwd->grad_x, bwd->grad_src, nthreads);

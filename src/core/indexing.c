@@ -18,7 +18,7 @@ typedef struct {
  * value had made the check a quarter of an element scatter (4M values at 1
  * thread: 3.3 ms of 13). */
 #define SK_SCAN_RUN(NAME, IT)                                                                      \
-    SK_HOT static int64_t NAME(const IT *p, int64_t run, int64_t is, int64_t n, uint64_t span) {   \
+    SK_HOT int64_t NAME(const IT *p, int64_t run, int64_t is, int64_t n, uint64_t span) {          \
         enum { BLOCK = 512 };                                                                      \
         for (int64_t j0 = 0; j0 < run; j0 += BLOCK) {                                              \
             int64_t m = run - j0 < BLOCK ? run - j0 : BLOCK;                                       \

@@ -209,6 +209,10 @@ SK_INLINE bool sk_resolve_index(int64_t v, int64_t n, sk_index_mode mode, int64_
     }
     return false;
 }
+/* The first j < run with p[j * is] outside [-n, n) (span = 2n), or -1;
+ * blocks of values tested without a branch each (indexing.c). */
+int64_t sk_scan_run64(const int64_t *p, int64_t run, int64_t is, int64_t n, uint64_t span);
+int64_t sk_scan_run32(const int32_t *p, int64_t run, int64_t is, int64_t n, uint64_t span);
 /* Validates every value of `index` before anything is written (ERROR mode),
  * and refuses CLIP into an empty axis. comp_dim < 0: all values address one
  * axis (axes[0], sizes[0]); otherwise index dimension comp_dim selects the
