@@ -12,6 +12,7 @@
 #include <Python.h>
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "scatterkit.h"
@@ -107,6 +108,23 @@ static int is_bfloat16_object(PyObject *obj) {
 static const char supported_dtypes[] =
     "bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32 or float64";
 
+/* What an argument of this name must be, when narrower than any dtype: the
+ * message then says so, as the C library's own check would (a uint64 index
+ * is refused here, before that check can run). */
+static const char *dtypes_expected(const char *name) {
+    if (strcmp(name, "index") == 0 || strcmp(name, "write_indices") == 0) return "int32 or int64";
+    if (strcmp(name, "mask") == 0) return "bool";
+    return NULL;
+}
+
+/* An unsupported dtype, described as `got` ("dtype '<u8'", "uint64"). */
+static void unsupported_dtype(const char *op, const char *name, const char *got) {
+    const char *want = dtypes_expected(name);
+    if (want) PyErr_Format(PyExc_TypeError, "%s: %s must be %s, got %s", op, name, want, got);
+    else PyErr_Format(PyExc_TypeError, "%s: %s has %s; supported dtypes are %s", op, name, got,
+                      supported_dtypes);
+}
+
 static int dtype_from_typestr(PyObject *obj, PyObject *typestr, const char *op, const char *name,
                               sk_dtype *dtype) {
     const char *s = PyUnicode_Check(typestr) ? PyUnicode_AsUTF8(typestr) : NULL;
@@ -157,8 +175,9 @@ static int dtype_from_typestr(PyObject *obj, PyObject *typestr, const char *op, 
         }
     }
     if (!ok) {
-        PyErr_Format(PyExc_TypeError, "%s: %s has dtype '%s'; supported dtypes are %s", op, name, s,
-                     supported_dtypes);
+        char got[64];
+        snprintf(got, sizeof got, "dtype '%.40s'", s);
+        unsupported_dtype(op, name, got);
         return -1;
     }
     return 0;
@@ -373,9 +392,15 @@ static int from_dlpack(sk_arg *a, PyObject *method, const char *op, const char *
     }
     sk_status st = sk_tensor_from_dlpack(dl, &a->t);
     if (st == SK_STATUS_INVALID_DTYPE) {
-        PyErr_Format(PyExc_TypeError, "%s: %s has DLPack dtype (code %u, %u bits, %u lanes); "
-                     "supported dtypes are %s", op, name, (unsigned)dl->dtype.code,
-                     (unsigned)dl->dtype.bits, (unsigned)dl->dtype.lanes, supported_dtypes);
+        static const char *const kinds[] = {"int", "uint", "float", "opaque", "bfloat", "complex",
+                                            "bool"};
+        char got[96];
+        unsigned code = dl->dtype.code, bits = dl->dtype.bits, lanes = dl->dtype.lanes;
+        if (code < sizeof kinds / sizeof kinds[0] && lanes == 1)
+            snprintf(got, sizeof got, "dtype %s%u", kinds[code], bits);
+        else
+            snprintf(got, sizeof got, "DLPack dtype (code %u, %u bits, %u lanes)", code, bits, lanes);
+        unsupported_dtype(op, name, got);
         return -1;
     }
     if (st != SK_STATUS_OK) {

@@ -298,6 +298,12 @@ class Like:
     def scalar(self, value, arg):
         """A 0-d tensor of x's dtype holding value."""
         dtype = self.dtype
+        bounds = self._int_bounds(dtype)
+        if bounds and isinstance(value, int) and not (bounds[0] <= value <= bounds[1]):
+            # torch.tensor(-1, dtype=torch.uint8) wraps where NumPy refuses:
+            # refused for every kind alike
+            raise ValueError(f"{self.op}: {arg} = {value!r} cannot be converted to "
+                             f"{self.arg}'s dtype {dtype}: it is outside [{bounds[0]}, {bounds[1]}]")
         try:
             if self.kind == TORCH:
                 return self.torch.tensor(value, dtype=dtype, device=self.x.device)
@@ -305,6 +311,18 @@ class Like:
         except (TypeError, ValueError, OverflowError, RuntimeError) as e:
             raise ValueError(f"{self.op}: {arg} = {value!r} cannot be converted to "
                              f"{self.arg}'s dtype {dtype}: {e}") from e
+
+    def _int_bounds(self, dtype):
+        """(min, max) of an integer dtype (not bool), else None."""
+        if self.kind == TORCH:
+            if dtype.is_floating_point or dtype.is_complex or dtype == self.torch.bool:
+                return None
+            info = self.torch.iinfo(dtype)
+        else:
+            if not np.issubdtype(dtype, np.integer):
+                return None
+            info = np.iinfo(dtype)
+        return int(info.min), int(info.max)
 
     def broadcast(self, t, shape):
         """t (0-d) seen with shape through zero strides, without copying."""

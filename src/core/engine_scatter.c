@@ -107,19 +107,20 @@ SK_INLINE double sk_op_f(double a, double b, const sk_reduce RED, const sk_dtype
     case SK_REDUCE_SUM:
     case SK_REDUCE_MEAN: return SK_FOP(DT, af + bf, a + b);
     case SK_REDUCE_PROD: return SK_FOP(DT, af * bf, a * b);
-    /* NaN propagates. `|`, not `||`: one select the compiler vectorises (with
-     * `||` the float64 row loops branched per element, W2's shape in float64
-     * amax: 108 against 43 ms for sum) */
-    case SK_REDUCE_AMAX: return ((a > b) | (a != a)) ? a : b;
-    case SK_REDUCE_AMIN: return ((a < b) | (a != a)) ? a : b;
+    /* NaN propagates; a tie keeps the current value a (+0.0 against -0.0
+     * keeps whichever came first, as PyTorch does). `|`, not `||`: one select
+     * the compiler vectorises (with `||` the float64 row loops branched per
+     * element, W2's shape in float64 amax: 108 against 43 ms for sum) */
+    case SK_REDUCE_AMAX: return ((a >= b) | (a != a)) ? a : b;
+    case SK_REDUCE_AMIN: return ((a <= b) | (a != a)) ? a : b;
     default: return b;
     }
 }
-/* amax/amin of floats without a branch: a when it wins or is NaN, else b
- * (sk_op_f's rule), chosen by masking the bits */
+/* amax/amin of floats without a branch: a when it wins, ties or is NaN,
+ * else b (sk_op_f's rule), chosen by masking the bits */
 #define SK_DEFINE_PICK(NAME, FT, UT)                                                               \
     SK_INLINE FT NAME(FT a, FT b, const sk_reduce RED) {                                           \
-        UT ua, ub, take = (UT)0 - (UT)((RED == SK_REDUCE_AMAX ? a > b : a < b) | (a != a));        \
+        UT ua, ub, take = (UT)0 - (UT)((RED == SK_REDUCE_AMAX ? a >= b : a <= b) | (a != a));        \
         memcpy(&ua, &a, sizeof a);                                                                 \
         memcpy(&ub, &b, sizeof b);                                                                 \
         ub ^= (ua ^ ub) & take;                                                                    \
@@ -487,7 +488,9 @@ SK_INLINE void sk_scatter_preload(const sk_plan *p, int64_t clo, int64_t chi, fl
 }
 
 /* Ends a chunk: mean divides by the counts; 16-bit types round their
- * accumulators once (an unchanged value rounds back to itself). */
+ * accumulators once (an unchanged value rounds back to itself; a NaN that
+ * was already there keeps its bits, a signalling one included, which the
+ * trip through float32 would have made quiet). */
 SK_INLINE void sk_scatter_finish(const sk_plan *p, int64_t clo, int64_t chi, const float *acc,
                                  const int64_t *cnt, const sk_dtype DT, const sk_reduce RED) {
     const size_t es = p->elem_size;
@@ -497,6 +500,8 @@ SK_INLINE void sk_scatter_finish(const sk_plan *p, int64_t clo, int64_t chi, con
         SK_FOR_TARGETS(p->out, clo, chi, {
             float v = acc[j];
             if (RED == SK_REDUCE_MEAN && cnt[j] > 0) v = v / (float)(cnt[j] + self);
+            unsigned nan_above = DT == SK_DTYPE_BFLOAT16 ? 0x7f80u : 0x7c00u; /* infinity */
+            if (v != v && (base[off] & 0x7fffu) > nan_above) continue;
             base[off] = DT == SK_DTYPE_BFLOAT16 ? sk_f32_to_bf16(v) : sk_f32_to_f16(v);
         });
         return;

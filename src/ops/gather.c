@@ -90,6 +90,29 @@ static void sk_gather_plan(sk_plan *p, const char *op, const sk_tensor *x, const
     p->index_is64 = index->dtype == SK_DTYPE_INT64;
 }
 
+/* A gather along the last axis from an x whose last axis is far from
+ * contiguous (a transposed x): every element read is a line, usually a page,
+ * of its own. Such an x is first copied row-major into scratch (a tiled
+ * transposing copy) when that costs at most 16 bytes per index element:
+ * 1024 x 4096 float32 at 2 threads 49-69 ms before, PyTorch 57-97 (DESIGN.md).
+ * Returns the scratch (NULL: gather from x as it is). */
+static void *sk_gather_pack_x(const sk_tensor *x, const sk_tensor *index, const int32_t *wrapped,
+                              int32_t naxes, bool has_comp_dim, int nthreads, sk_tensor *packed,
+                              size_t *bytes) {
+    int32_t last = x->ndim - 1;
+    int64_t es = (int64_t)sk_dtype_size(x->dtype), n = sk_tensor_numel(x);
+    if (has_comp_dim || naxes != 1 || last < 1 || wrapped[0] != last || sk_row_major(x) ||
+        llabs(x->strides[last]) * es < 64 || x->shape[last] < 16 || n * es < ((int64_t)1 << 20) ||
+        n * es > 16 * sk_tensor_numel(index))
+        return NULL;
+    *bytes = (size_t)(n * es);
+    void *scratch = sk_scratch_get(*bytes);
+    if (!scratch) return NULL;
+    sk_tensor_init(packed, scratch, x->dtype, x->ndim, x->shape, NULL);
+    sk_copy_unchecked(x, packed, nthreads);
+    return scratch;
+}
+
 /* Forward (backward == false): x, out. Backward: x is grad_x (written), out
  * is grad_out (read). Everything is validated before anything is written. */
 static sk_status sk_gather_impl(const char *op, const sk_tensor *x, const sk_tensor *index,
@@ -97,7 +120,7 @@ static sk_status sk_gather_impl(const char *op, const sk_tensor *x, const sk_ten
                                 sk_index_mode mode, const sk_tensor *fill, sk_tensor *out,
                                 const sk_options *opts, bool backward) {
     sk_status st;
-    int32_t wrapped[SK_MAX_DIMS], ndim;
+    int32_t wrapped[SK_MAX_DIMS], ndim = 0;
     int64_t shape[SK_MAX_DIMS], sizes[SK_MAX_DIMS];
     if ((st = sk_gather_check_inputs(op, x, index, mode, fill))) return st;
     if ((st = sk_gather_shape_impl(op, x, index, axes, naxes, has_comp_dim, wrapped, &ndim, shape)))
@@ -112,13 +135,20 @@ static sk_status sk_gather_impl(const char *op, const sk_tensor *x, const sk_ten
     for (int32_t k = 0; k < naxes; k++) sizes[k] = sk_axis_size(x, wrapped[k]);
     sk_index_check chk = {op, index, has_comp_dim ? x->ndim : -1, wrapped, sizes, mode};
     sk_plan p, lin;
-    sk_gather_plan(&p, op, x, index, wrapped, naxes, has_comp_dim, out);
+    sk_tensor packed;
+    size_t packed_bytes = 0;
+    void *scratch = backward ? NULL
+                             : sk_gather_pack_x(x, index, wrapped, naxes, has_comp_dim,
+                                                sk_threads_for(opts), &packed, &packed_bytes);
+    sk_gather_plan(&p, op, scratch ? &packed : x, index, wrapped, naxes, has_comp_dim, out);
     p.fill = fill ? fill->data : NULL;
     if (backward) {
         sk_tensor xlin = sk_row_major_like(x);
         sk_gather_plan(&lin, op, &xlin, index, wrapped, naxes, has_comp_dim, out);
     }
-    return sk_gather_execute(&p, backward ? &lin : NULL, &chk, (sk_tensor *)x, opts);
+    st = sk_gather_execute(&p, backward ? &lin : NULL, &chk, (sk_tensor *)x, opts);
+    if (scratch) sk_scratch_put(scratch, packed_bytes);
+    return st;
 }
 
 sk_status sk_gather_shape(const sk_tensor *x, const sk_tensor *index, int32_t axis,

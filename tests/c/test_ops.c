@@ -2803,6 +2803,29 @@ static void test_copy(void) {
             skt_free(&out);
         });
     }
+    /* every pair of layouts, every element width: a transposed pair takes the
+     * tiled transposing copy (engine_gather.c), in strips that do not divide
+     * these sizes */
+    static const skt_shape tiled[] = {{2, {300, 129}}, {3, {3, 70, 130}}};
+    static const sk_dtype widths[] = {SK_DTYPE_UINT8, SK_DTYPE_INT16, SK_DTYPE_FLOAT32,
+                                      SK_DTYPE_FLOAT64};
+    for (size_t ti = 0; ti < COUNT(tiled); ti++)
+        for (size_t wi = 0; wi < COUNT(widths); wi++)
+            for (int il = 0; il < SKT_OUT_LAYOUTS; il++)
+                for (int ol = 0; ol < SKT_OUT_LAYOUTS; ol++) {
+                    skt_buf src, out;
+                    skt_make(&src, widths[wi], tiled[ti].ndim, tiled[ti].d, (skt_layout)il, 0, &r);
+                    skt_make(&out, widths[wi], tiled[ti].ndim, tiled[ti].d, (skt_layout)ol, 0, &r);
+                    op_args a = {0};
+                    a.src = &src;
+                    char desc[1024] = "copy (layout pairs)";
+                    skt_desc(desc, sizeof desc, "src", &src.t);
+                    skt_desc(desc, sizeof desc, "out", &out.t);
+                    const skt_buf *inputs[] = {&src};
+                    skt_run_case(desc, call_copy, &a, &out, &out, false, 0, inputs, 1);
+                    skt_free(&src);
+                    skt_free(&out);
+                }
     skt_rng r2;
     skt_seed(&r2, 22);
     int64_t s[2] = {4, 3};

@@ -209,7 +209,7 @@ def test_failed_type_and_value_errors_leave_x_unchanged():
 # --------------------------------------------------------------------------
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("index_dtype", [np.float32, np.float64, np.int16, np.uint8, np.bool_,
-                                         np.uint32])
+                                         np.uint32, np.uint64, np.complex64, ">i8"])
 def test_bad_index_dtype(op, index_dtype):
     x, idx, other, axis = _valid_args(op)
     bad = idx.astype(index_dtype)
@@ -218,16 +218,31 @@ def test_bad_index_dtype(op, index_dtype):
     msg = str(ei.value)
     assert _op_in(op, msg) and "index" in msg, msg
     assert bad.dtype.name in msg or bad.dtype.str in msg, f"given dtype missing: {msg}"
-    assert "int32" in msg and "int64" in msg, f"expected dtypes missing: {msg}"
+    assert "must be int32 or int64" in msg, f"expected dtypes missing: {msg}"
+    assert "supported dtypes" not in msg, msg  # not the list of data dtypes
 
 
 def test_bad_index_dtype_torch():
     x = torch.zeros(3, 4)
-    for dt in (torch.float32, torch.int16, torch.int8, torch.bool):
-        with pytest.raises(TypeError):
+    for dt in (torch.float32, torch.int16, torch.int8, torch.bool, torch.uint16, torch.uint32,
+               torch.uint64, torch.complex64):
+        name = str(dt).replace("torch.", "")
+        with pytest.raises(TypeError, match=f"index must be int32 or int64, got .*{name}"):
             sk.gather(x, torch.zeros(3, 4, dtype=dt), 0)
-        with pytest.raises(TypeError):
+        with pytest.raises(TypeError, match="index must be int32 or int64"):
             sk.index_select(x, torch.zeros(2, dtype=dt), 0)
+        with pytest.raises(TypeError, match="write_indices must be int32 or int64"):
+            sk.tensor_scatter(torch.zeros(2, 4, 3), torch.zeros(2, 1, 3), torch.zeros(2, dtype=dt))
+
+
+@pytest.mark.parametrize("mask_dtype", [np.uint8, np.int32, np.uint64, np.float16, np.complex64])
+def test_bad_mask_dtype(mask_dtype):
+    x = np.zeros((3, 4), np.float32)
+    mask = np.ones((3, 4), mask_dtype)
+    for call in (lambda: sk.masked_select(x, mask),
+                 lambda: sk.masked_scatter(x, mask, np.ones(12, np.float32))):
+        with pytest.raises(TypeError, match="mask must be bool"):
+            call()
 
 
 @pytest.mark.parametrize("op", ["scatter", "index_scatter"])

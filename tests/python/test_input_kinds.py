@@ -349,3 +349,20 @@ def test_single_backward_given_grad_x_written(op):
     gx = np.full(5, 9.0, np.float32)
     assert _single_backwards(np.ones(3, np.float32), gx)[op]() is gx
     np.testing.assert_array_equal(gx, [1, 1, 1, 0, 0])
+
+
+@pytest.mark.parametrize("kind", ["numpy", "torch"])
+@pytest.mark.parametrize("dtype,value", [("uint8", -1), ("uint8", 256), ("int8", -129),
+                                         ("int16", 2**15), ("int32", -2**31 - 1),
+                                         ("int64", 2**63)])
+def test_python_int_out_of_dtype_range_refused(kind, dtype, value):
+    """torch.tensor(-1, dtype=torch.uint8) wraps to 255 where NumPy refuses:
+    scatterkit refuses for both kinds, naming the argument."""
+    x = _kind(np.zeros(3, NP_DTYPE[dtype]), kind)
+    with pytest.raises(ValueError, match="src"):
+        sk.scatter(x, [0], value, 0)
+    with pytest.raises(ValueError, match="fill_value"):
+        sk.gather(x, [5], 0, mode="fill", fill_value=value)
+    assert not np.asarray(x).any()
+    lo = -1 if dtype != "uint8" else 255  # in range: accepted
+    assert int(sk.scatter(x, [1], lo, 0)[1]) == lo

@@ -360,3 +360,49 @@ def test_scatter_zero_d():
         assert_same(got, torch.tensor(3.0), "torch")
         got = sk.scatter(x, torch.tensor(-1), torch.tensor(3.0), axis, reduce="sum")
         assert_same(got, torch.tensor(8.0), "torch")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_signed_zero_tie_keeps_the_first(dtype, include_self, restore_threads):
+    """A tie between +0.0 and -0.0 in amax/amin keeps the value that came
+    first (x when include_self, else the first update in row-major order of
+    the index), as PyTorch's sequential loop does (docs/CHOICES.md); checked
+    on the element paths and on the row paths (blocked, inner axis)."""
+    def bits(t):
+        return t.view(torch.int16 if t.element_size() == 2 else
+                      torch.int32 if t.element_size() == 4 else torch.int64)
+    for reduce in ("amax", "amin"):
+        for first in (0.0, -0.0):
+            for shape, cols in (((4,), 1), ((9000, 32), 32), ((64, 3000), 3000)):
+                x = torch.full(shape, first, dtype=dtype)
+                n = shape[0]
+                i1 = torch.arange(2 * n) % n  # every target twice
+                src = torch.full((2 * n,) + shape[1:], -first, dtype=dtype)
+                src[n:] = first  # the second update equals the first value again
+                idx = i1.view(-1, *([1] * (len(shape) - 1))).expand(src.shape)
+                want = x if include_self else -x  # the first value every target sees
+                if shape == (4,):  # PyTorch's element loop keeps the first value too
+                    assert torch.equal(bits(want), bits(x.clone().scatter_reduce_(
+                        0, idx, src, reduce, include_self=include_self)))
+                for threads in (1, 2):
+                    sk.set_num_threads(threads)
+                    got = sk.scatter(x, idx, src, 0, reduce=reduce, include_self=include_self)
+                    assert torch.equal(bits(got), bits(want)), (reduce, first, shape, threads)
+                    got = sk.index_scatter(x, i1, src, 0, reduce=reduce, include_self=include_self)
+                    assert torch.equal(bits(got), bits(want)), (reduce, first, shape, threads)
+
+
+@pytest.mark.parametrize("dtype,snan", [(torch.float16, 0x7c01), (torch.bfloat16, 0x7f81)])
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+def test_scatter_untouched_16bit_nan_keeps_its_bits(dtype, snan, reduce):
+    """16-bit reductions run in float32; a target that receives no update
+    keeps its bits, a signalling NaN too (the float32 trip would quiet it)."""
+    one = 0x3c00 if dtype == torch.float16 else 0x3f80
+    raw = torch.tensor([snan, one, (snan | 0x8000) - 0x10000], dtype=torch.int16)  # last: -sNaN
+    x = raw.view(dtype)
+    for include_self in (True, False):
+        got = sk.scatter(x, torch.tensor([1]), torch.ones(1, dtype=dtype), 0, reduce=reduce,
+                         include_self=include_self)
+        assert got.view(torch.int16)[0] == raw[0] and got.view(torch.int16)[2] == raw[2]
+        assert float(got[1]) == (2.0 if include_self and reduce == "sum" else 1.0)
