@@ -205,3 +205,43 @@ def test_masked_errors(kind):
         sk.masked_scatter(np.zeros((3, 4), np.float32), np.ones(4, bool), base.reshape(-1),
                           out=base[:, 4:])
     assert_unchanged(base, bb, "base")
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.bfloat16, torch.float32,
+                                   torch.int64, torch.float64])
+def test_masked_random_element_mask_large(dtype, restore_threads):
+    """A random element mask over contiguous tensors takes the typed loops
+    without a branch per element (masked.c): forward, in place, out=, both
+    backwards, blocks of the select buffer and chunk edges, 1 to 3 threads."""
+    g = torch.Generator().manual_seed(31)
+    shape = (301, 1027)
+    def make(s):
+        if dtype == torch.bool:
+            return torch.rand(s, generator=g) < 0.5
+        return (torch.randn(s, generator=g) * 50).to(dtype)
+    x, source = make(shape), make((shape[0] * shape[1] + 5,))
+    for p in (0.5, 0.02, 0.98):
+        mask = torch.rand(shape, generator=g) < p
+        want_sc, want_sel = x.masked_scatter(mask, source), torch.masked_select(x, mask)
+        for threads in (1, 2, 3):
+            sk.set_num_threads(threads)
+            assert torch.equal(sk.masked_scatter(x, mask, source), want_sc)
+            assert torch.equal(sk.masked_select(x, mask), want_sel)
+            out = make(shape)
+            assert sk.masked_scatter(x, mask, source, out=out) is not None
+            assert torch.equal(out, want_sc)
+            y = x.clone()
+            sk.masked_scatter(y, mask, source, out=y)
+            assert torch.equal(y, want_sc)
+    if dtype.is_floating_point:
+        mask = torch.rand(shape, generator=g) < 0.5
+        xg = x.double().requires_grad_()
+        sg = source.double().requires_grad_()
+        go = torch.randn(shape, generator=g, dtype=torch.float64)
+        xg.masked_scatter(mask, sg).backward(go)
+        gx, gs = sk.masked_scatter_backward(go, shape, mask, source.shape)
+        assert torch.equal(gx, xg.grad) and torch.equal(gs, sg.grad)
+        gsel = torch.randn(int(mask.sum()), generator=g, dtype=torch.float64)
+        xg.grad = None
+        torch.masked_select(xg, mask).backward(gsel)
+        assert torch.equal(sk.masked_select_backward(gsel, shape, mask), xg.grad)
