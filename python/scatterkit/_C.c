@@ -105,6 +105,11 @@ static int is_bfloat16_object(PyObject *obj) {
     return result;
 }
 
+/* A Python argument of the wrong type (an axis given as a float, a tensor
+ * given as None): SPEC section 4 files argument errors under ValueError,
+ * Python under TypeError, so this class is both (scatterkit.ArgumentTypeError). */
+static PyObject *ArgumentTypeError;
+
 static const char supported_dtypes[] =
     "bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32 or float64";
 
@@ -419,7 +424,7 @@ static int from_dlpack(sk_arg *a, PyObject *method, const char *op, const char *
  * resources; the caller releases it like a converted one. */
 static int arg_convert(sk_arg *a, PyObject *obj, const char *op, const char *name, int writable) {
     if (obj == Py_None) {
-        PyErr_Format(PyExc_TypeError, "%s: %s must be a tensor, got None", op, name);
+        PyErr_Format(ArgumentTypeError, "%s: %s must be a tensor, got None", op, name);
         return -1;
     }
     int rc;
@@ -433,7 +438,7 @@ static int arg_convert(sk_arg *a, PyObject *obj, const char *op, const char *nam
         if (!method) {
             if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
             PyErr_Clear();
-            PyErr_Format(PyExc_TypeError,
+            PyErr_Format(ArgumentTypeError,
                          "%s: %s must be a numpy.ndarray, a torch.Tensor or another object "
                          "supporting DLPack or __array_interface__, got %.200s",
                          op, name, Py_TYPE(obj)->tp_name);
@@ -482,7 +487,7 @@ static int index_value(PyObject *o, const char *op, const char *name, long long 
     if (!num) {
         if (PyErr_ExceptionMatches(PyExc_TypeError)) {
             PyErr_Clear();
-            PyErr_Format(PyExc_TypeError, "%s: %s must be an int, got %.200s", op, name,
+            PyErr_Format(ArgumentTypeError, "%s: %s must be an int, got %.200s", op, name,
                          Py_TYPE(o)->tp_name);
         }
         return -1;
@@ -541,7 +546,7 @@ static int to_axes(PyObject *o, const char *op, const char *name, int32_t *axes,
     PyObject *seq = PySequence_Fast(o, "");
     if (!seq) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s: %s must be a sequence of ints, got %.200s", op, name,
+        PyErr_Format(ArgumentTypeError, "%s: %s must be a sequence of ints, got %.200s", op, name,
                      Py_TYPE(o)->tp_name);
         return -1;
     }
@@ -921,7 +926,7 @@ static int slice_seq(PyObject *o, Py_ssize_t n, int64_t none_value, const char *
     PyObject *seq = PySequence_Fast(o, "");
     if (!seq) {
         PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s: %s must be a sequence of ints or None, got %.200s", op,
+        PyErr_Format(ArgumentTypeError, "%s: %s must be a sequence of ints or None, got %.200s", op,
                      name, Py_TYPE(o)->tp_name);
         return -1;
     }
@@ -1665,6 +1670,26 @@ PyMODINIT_FUNC PyInit__C(void) {
     };
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
+    if (!ArgumentTypeError) {
+        PyObject *bases = PyTuple_Pack(2, PyExc_TypeError, PyExc_ValueError);
+        ArgumentTypeError = bases ? PyErr_NewExceptionWithDoc(
+                                        "scatterkit.ArgumentTypeError",
+                                        "An argument of the wrong Python type: both a TypeError "
+                                        "and a ValueError (SPEC section 4).",
+                                        bases, NULL)
+                                  : NULL;
+        Py_XDECREF(bases);
+    }
+    if (!ArgumentTypeError) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(ArgumentTypeError);
+    if (PyModule_AddObject(m, "ArgumentTypeError", ArgumentTypeError) < 0) {
+        Py_DECREF(ArgumentTypeError);
+        Py_DECREF(m);
+        return NULL;
+    }
     for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++) {
         PyObject *v = PyLong_FromLongLong(constants[i].value);
         if (!v || PyModule_AddObject(m, constants[i].name, v) < 0) {

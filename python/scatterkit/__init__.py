@@ -62,6 +62,19 @@ def _choice(table, value, op, arg):
         raise ValueError(f"{op}: {arg} must be one of {allowed}; got {value!r}") from None
 
 
+def _flag(value, op, arg):
+    """A bool argument (include_self): True/False or a NumPy bool, as PyTorch
+    takes; anything else (a string "False" is truthy) is refused."""
+    t = type(value)
+    if isinstance(value, bool) or (t.__module__ == "numpy" and t.__name__ in ("bool", "bool_")):
+        return bool(value)
+    raise _C.ArgumentTypeError(f"{op}: {arg} must be a bool (True or False), got "
+                               f"{type(value).__name__} {value!r}")
+
+
+ArgumentTypeError = _C.ArgumentTypeError
+
+
 def _is_axes(axis):
     return isinstance(axis, (tuple, list))
 
@@ -162,6 +175,7 @@ def scatter(x, index, src, axis, *, reduce=None, include_self=True, mode="error"
     reduce: None (assign, last update wins), "sum", "prod", "mean", "amax",
     "amin". mode: "error", "clip" or "drop"."""
     op = "scatter"
+    include_self = _flag(include_self, op, "include_self")
     r = _choice(_REDUCE, reduce, op, "reduce")
     m = _choice(_SCATTER_MODES, mode, op, "mode")
     like = Like(x, op)
@@ -188,6 +202,7 @@ def index_scatter(x, index, updates, axis=0, *, reduce=None, include_self=True, 
     axis is reduced into out[..., index[i], ...] (index_copy / index_add /
     index_reduce, paddle.scatter)."""
     op = "index_scatter"
+    include_self = _flag(include_self, op, "include_self")
     r = _choice(_REDUCE, reduce, op, "reduce")
     m = _choice(_SCATTER_MODES, mode, op, "mode")
     like = Like(x, op)
@@ -584,6 +599,7 @@ def scatter_backward(grad_out, x, index, src, axis, *, reduce=None, include_self
     dropped, get 0; a target without updates passes grad_out to grad_x; with
     include_self=False a touched target gives x nothing."""
     op = "scatter_backward"
+    include_self = _flag(include_self, op, "include_self")
     r = _choice(_REDUCE, reduce, op, "reduce")
     m = _choice(_SCATTER_MODES, mode, op, "mode")
     like_x = Like(x, op)
@@ -612,6 +628,7 @@ def index_scatter_backward(grad_out, x, index, updates, axis=0, *, reduce=None,
     respect to x and updates: returns (grad_x, grad_updates). The rules and
     `result` as in scatter_backward."""
     op = "index_scatter_backward"
+    include_self = _flag(include_self, op, "include_self")
     r = _choice(_REDUCE, reduce, op, "reduce")
     m = _choice(_SCATTER_MODES, mode, op, "mode")
     like_x = Like(x, op)

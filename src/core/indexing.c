@@ -146,9 +146,12 @@ sk_status sk_validate_index(const char *op, const char *arg, const sk_tensor *in
     size_t n = 0;
     for (int32_t d = 0; d < index->ndim && n < sizeof pos; d++)
         n += (size_t)snprintf(pos + n, sizeof pos - n, d ? ", %lld" : "%lld", (long long)coord[d]);
-    if (index->ndim == 0) pos[0] = '\0';
     int k = comp_dim < 0 ? 0 : (int)coord[comp_dim];
     int64_t v = sk_load_index(index->data, index->dtype == SK_DTYPE_INT64, off);
+    if (index->ndim == 0) /* a 0-d index has no position to name */
+        return sk_fail(SK_STATUS_INDEX_OUT_OF_RANGE,
+                       "%s: %s = %lld is out of range for axis %d of size %lld", op, arg,
+                       (long long)v, (int)axes[k], (long long)sizes[k]);
     return sk_fail(SK_STATUS_INDEX_OUT_OF_RANGE,
                    "%s: %s[%s] = %lld is out of range for axis %d of size %lld", op, arg, pos,
                    (long long)v, (int)axes[k], (long long)sizes[k]);

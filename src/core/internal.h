@@ -15,6 +15,13 @@
 #else
 #define SK_HOT
 #endif
+/* Internal functions that are not static: a cloned one (SK_HOT) is an ifunc,
+ * which -fvisibility=hidden alone leaves exported from the shared library. */
+#if defined(__GNUC__)
+#define SK_INTERNAL __attribute__((visibility("hidden")))
+#else
+#define SK_INTERNAL
+#endif
 
 #if defined(__GNUC__)
 #define SK_INLINE static inline __attribute__((always_inline))
@@ -82,6 +89,12 @@ SK_INLINE void sk_store_f(char *ptr, double v, const sk_dtype DT) {
 /* Checks a tensor argument: not NULL, valid dtype, ndim, non-negative shape,
  * CPU device, data not NULL when it has elements, byte extent fits. */
 sk_status sk_check_tensor(const char *op, const char *arg, const sk_tensor *t);
+/* The name of the operator's x in messages: the backward of a gather-type
+ * operator writes grad_x where the forward reads x. */
+SK_INLINE const char *sk_x_arg(const char *op) {
+    size_t n = strlen(op);
+    return n > 9 && strcmp(op + n - 9, "_backward") == 0 ? "grad_x" : "x";
+}
 /* Wraps a possibly negative axis into [0, ndim). */
 sk_status sk_wrap_axis(const char *op, const char *arg, int64_t axis, int32_t ndim,
                        int32_t *wrapped);
@@ -211,8 +224,10 @@ SK_INLINE bool sk_resolve_index(int64_t v, int64_t n, sk_index_mode mode, int64_
 }
 /* The first j < run with p[j * is] outside [-n, n) (span = 2n), or -1;
  * blocks of values tested without a branch each (indexing.c). */
-int64_t sk_scan_run64(const int64_t *p, int64_t run, int64_t is, int64_t n, uint64_t span);
-int64_t sk_scan_run32(const int32_t *p, int64_t run, int64_t is, int64_t n, uint64_t span);
+SK_INTERNAL int64_t sk_scan_run64(const int64_t *p, int64_t run, int64_t is, int64_t n,
+                                  uint64_t span);
+SK_INTERNAL int64_t sk_scan_run32(const int32_t *p, int64_t run, int64_t is, int64_t n,
+                                  uint64_t span);
 /* Validates every value of `index` before anything is written (ERROR mode),
  * and refuses CLIP into an empty axis. comp_dim < 0: all values address one
  * axis (axes[0], sizes[0]); otherwise index dimension comp_dim selects the

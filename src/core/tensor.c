@@ -165,8 +165,8 @@ sk_status sk_check_index_dtype(const char *op, const char *arg, const sk_tensor 
 sk_status sk_check_same_dtype(const char *op, const char *arg, const sk_tensor *t,
                               sk_dtype dtype) {
     if (t->dtype != dtype)
-        return sk_fail(SK_STATUS_INVALID_DTYPE, "%s: %s must have dtype %s (that of the input it "
-                       "updates), got %s", op, arg, sk_dtype_name(dtype), sk_dtype_name(t->dtype));
+        return sk_fail(SK_STATUS_INVALID_DTYPE, "%s: %s must have dtype %s, got %s",
+                       op, arg, sk_dtype_name(dtype), sk_dtype_name(t->dtype));
     return SK_STATUS_OK;
 }
 

@@ -22,7 +22,7 @@ sk_status sk_wrap_axes(const char *op, const int32_t *axes, int32_t naxes, int32
 static sk_status sk_gather_check_inputs(const char *op, const sk_tensor *x, const sk_tensor *index,
                                         sk_index_mode mode, const sk_tensor *fill) {
     sk_status st;
-    if ((st = sk_check_tensor(op, "x", x))) return st;
+    if ((st = sk_check_tensor(op, sk_x_arg(op), x))) return st;
     if ((st = sk_check_tensor(op, "index", index))) return st;
     if ((st = sk_check_index_dtype(op, "index", index))) return st;
     if ((st = sk_check_mode(op, mode, false))) return st;
@@ -35,7 +35,7 @@ static sk_status sk_gather_shape_impl(const char *op, const sk_tensor *x, const 
                                       const int32_t *axes, int32_t naxes, bool has_comp_dim,
                                       int32_t *wrapped, int32_t *out_ndim, int64_t *out_shape) {
     sk_status st;
-    if ((st = sk_check_tensor(op, "x", x))) return st;
+    if ((st = sk_check_tensor(op, sk_x_arg(op), x))) return st;
     if ((st = sk_check_tensor(op, "index", index))) return st;
     if ((st = sk_check_index_dtype(op, "index", index))) return st;
     if (!has_comp_dim) {

@@ -2,12 +2,12 @@
  * the last dimension of index addresses x's dimensions batch_dims .. batch_dims+k-1. */
 #include "core/internal.h"
 
-static sk_status sk_gather_nd_shape_impl(const sk_tensor *x, const sk_tensor *index,
+static sk_status sk_gather_nd_shape_impl(const char *op, const sk_tensor *x,
+                                         const sk_tensor *index,
                                          int32_t batch_dims, int32_t *out_ndim,
                                          int64_t *out_shape) {
-    const char *op = "gather_nd";
     sk_status st;
-    if ((st = sk_check_tensor(op, "x", x))) return st;
+    if ((st = sk_check_tensor(op, sk_x_arg(op), x))) return st;
     if ((st = sk_check_tensor(op, "index", index))) return st;
     if ((st = sk_check_index_dtype(op, "index", index))) return st;
     if (index->ndim < 1)
@@ -43,7 +43,7 @@ sk_status sk_gather_nd_shape(const sk_tensor *x, const sk_tensor *index, int32_t
                              int32_t *out_ndim, int64_t *out_shape) {
     if (!out_ndim || !out_shape)
         return sk_fail(SK_STATUS_NULL_POINTER, "gather_nd: out_ndim and out_shape must not be NULL");
-    return sk_gather_nd_shape_impl(x, index, batch_dims, out_ndim, out_shape);
+    return sk_gather_nd_shape_impl("gather_nd", x, index, batch_dims, out_ndim, out_shape);
 }
 
 static void sk_gather_nd_plan(sk_plan *p, const sk_tensor *x, const sk_tensor *index,
@@ -75,7 +75,7 @@ static sk_status sk_gather_nd_impl(const char *op, const sk_tensor *x, const sk_
     sk_status st;
     int32_t ndim = 0, axes[SK_MAX_DIMS];
     int64_t shape[SK_MAX_DIMS], sizes[SK_MAX_DIMS];
-    if ((st = sk_gather_nd_shape_impl(x, index, batch_dims, &ndim, shape))) return st;
+    if ((st = sk_gather_nd_shape_impl(op, x, index, batch_dims, &ndim, shape))) return st;
     if ((st = sk_check_index_dtype(op, "index", index))) return st;
     if ((st = sk_check_mode(op, mode, false))) return st;
     if ((st = sk_check_fill(op, fill_value, x->dtype))) return st;

@@ -2,12 +2,12 @@
  * x along axis, one per index value; index of any rank. */
 #include "core/internal.h"
 
-static sk_status sk_index_select_shape_impl(const sk_tensor *x, const sk_tensor *index,
+static sk_status sk_index_select_shape_impl(const char *op, const sk_tensor *x,
+                                            const sk_tensor *index,
                                             int32_t axis, int32_t *wrapped, int32_t *out_ndim,
                                             int64_t *out_shape) {
-    const char *op = "index_select";
     sk_status st;
-    if ((st = sk_check_tensor(op, "x", x))) return st;
+    if ((st = sk_check_tensor(op, sk_x_arg(op), x))) return st;
     if ((st = sk_check_tensor(op, "index", index))) return st;
     if ((st = sk_check_index_dtype(op, "index", index))) return st;
     if ((st = sk_wrap_axis(op, "axis", axis, x->ndim, wrapped))) return st;
@@ -30,7 +30,8 @@ sk_status sk_index_select_shape(const sk_tensor *x, const sk_tensor *index, int3
     if (!out_ndim || !out_shape)
         return sk_fail(SK_STATUS_NULL_POINTER,
                        "index_select: out_ndim and out_shape must not be NULL");
-    return sk_index_select_shape_impl(x, index, axis, &wrapped, out_ndim, out_shape);
+    return sk_index_select_shape_impl("index_select", x, index, axis, &wrapped, out_ndim,
+                                      out_shape);
 }
 
 static void sk_index_select_plan(sk_plan *p, const sk_tensor *x, const sk_tensor *index,
@@ -61,7 +62,7 @@ static sk_status sk_index_select_impl(const char *op, const sk_tensor *x, const 
     sk_status st;
     int32_t ax = 0, ndim = 0;
     int64_t shape[SK_MAX_DIMS];
-    if ((st = sk_index_select_shape_impl(x, index, axis, &ax, &ndim, shape))) return st;
+    if ((st = sk_index_select_shape_impl(op, x, index, axis, &ax, &ndim, shape))) return st;
     if ((st = sk_check_index_dtype(op, "index", index))) return st;
     if ((st = sk_check_mode(op, mode, false))) return st;
     if ((st = sk_check_fill(op, fill_value, x->dtype))) return st;

@@ -78,9 +78,12 @@ static sk_status sk_ts_validate(const char *op, const sk_tensor *cache, const sk
 /* One contiguous run of the write: update[b, i:i+seg] <-> cache[b, pos:pos+seg]. */
 typedef void (*sk_ts_segment_fn)(void *ctx, int64_t b, int64_t i, int64_t pos, int64_t seg);
 
-static void sk_ts_segments(const sk_tensor *write_indices, int64_t batch, int64_t n, int64_t len,
-                           sk_ts_segment_fn fn, void *ctx) {
-    if (len == 0 || n == 0) return;
+static void sk_ts_segments(const sk_tensor *write_indices, const sk_tensor *update, int64_t n,
+                           sk_ts_segment_fn fn, void *ctx, int32_t a) {
+    /* an update without elements (any dimension 0) writes nothing: no walk
+     * over its batches either ([2^40, 0, 5] would take minutes) */
+    int64_t batch = update->shape[0], len = update->shape[a];
+    if (len == 0 || n == 0 || sk_tensor_numel(update) == 0) return;
     bool is64 = write_indices && write_indices->dtype == SK_DTYPE_INT64;
     int64_t skip = len > n ? len - n : 0;
     for (int64_t b = 0; b < batch; b++) {
@@ -148,7 +151,7 @@ sk_status sk_tensor_scatter(const sk_tensor *cache, const sk_tensor *update,
     int nthreads = sk_threads_for(opts);
     if (!sk_same_layout(out, cache)) sk_copy_unchecked(cache, out, nthreads);
     sk_ts_ctx c = {update, out, NULL, a, false, nthreads};
-    sk_ts_segments(write_indices, cache->shape[0], cache->shape[a], update->shape[a], sk_ts_segment, &c);
+    sk_ts_segments(write_indices, update, cache->shape[a], sk_ts_segment, &c, a);
     return SK_STATUS_OK;
 }
 
@@ -183,7 +186,6 @@ sk_status sk_tensor_scatter_backward(const sk_tensor *grad_out, const sk_tensor 
     sk_copy_unchecked(&zero, grad_update, nthreads); /* overwritten circular rows get 0 */
     if (grad_cache) sk_copy_unchecked(grad_out, grad_cache, nthreads);
     sk_ts_ctx c = {grad_update, (sk_tensor *)grad_out, grad_cache, a, true, nthreads};
-    sk_ts_segments(write_indices, grad_out->shape[0], grad_out->shape[a], grad_update->shape[a],
-                   sk_ts_segment, &c);
+    sk_ts_segments(write_indices, grad_update, grad_out->shape[a], sk_ts_segment, &c, a);
     return SK_STATUS_OK;
 }

@@ -3020,6 +3020,30 @@ static void test_edge_descriptors(void) {
                      (int)st[k]);
     for (int k = 0; k < 4; k++)
         if (x[k] != (float)(k + 1)) skt_fail("edge descriptors: x written on a refused call");
+    /* tensor_scatter of a cache without elements but 2^40 batches: no walk
+     * over the batches (it took minutes) */
+    int64_t huge[3] = {(int64_t)1 << 40, 0, 5}, upd[3] = {(int64_t)1 << 40, 0, 2};
+    sk_tensor_init(&tc, x, SK_DTYPE_FLOAT32, 3, huge, NULL);
+    sk_tensor_init(&to, out, SK_DTYPE_FLOAT32, 3, huge, NULL);
+    sk_tensor_init(&ts, src, SK_DTYPE_FLOAT32, 3, upd, NULL);
+    if (sk_tensor_scatter(&tc, &ts, NULL, 2, SK_TENSOR_SCATTER_LINEAR, &to, NULL))
+        skt_fail("edge descriptors: tensor_scatter of an empty cache: %s", sk_last_error());
+    if (sk_tensor_scatter_backward(&to, NULL, 2, SK_TENSOR_SCATTER_LINEAR, NULL, &ts, NULL))
+        skt_fail("edge descriptors: tensor_scatter_backward of an empty cache: %s",
+                 sk_last_error());
+    /* a backward's messages name the backward and its grad_x */
+    sk_tensor_init(&tx, x, SK_DTYPE_FLOAT32, 1, n4, NULL);
+    sk_tensor_init(&ti, id, SK_DTYPE_INT64, 1, n4, NULL);
+    if (sk_gather_backward(&tx, &ti, 0, SK_INDEX_MODE_ERROR, NULL, NULL) != SK_STATUS_NULL_POINTER ||
+        !strstr(sk_last_error(), "gather_backward: grad_x"))
+        skt_fail("edge descriptors: gather_backward without grad_x: %s", sk_last_error());
+    if (sk_index_select_backward(&tx, &ti, 7, SK_INDEX_MODE_ERROR, &to, NULL) == SK_STATUS_OK ||
+        strncmp(sk_last_error(), "index_select_backward:", 22) != 0)
+        skt_fail("edge descriptors: index_select_backward, axis 7: %s", sk_last_error());
+    sk_tensor_init(&ti, id, SK_DTYPE_INT64, 2, c24, NULL);
+    if (sk_gather_nd_backward(&tx, &ti, 0, SK_INDEX_MODE_ERROR, NULL, NULL) == SK_STATUS_OK ||
+        !strstr(sk_last_error(), "gather_nd_backward: grad_x"))
+        skt_fail("edge descriptors: gather_nd_backward without grad_x: %s", sk_last_error());
 }
 
 static void test_scatter_backward(void) {

@@ -512,3 +512,42 @@ def test_gradient_buffers_are_named_in_errors():
     with pytest.raises(TypeError, match=r"slice_scatter_backward: grad_x must have dtype float32"):
         sk.slice_scatter_backward(g, (4, 3), (2, 3), 0, None, None, 2,
                                   grad_x=np.zeros((4, 3), np.float64))
+
+
+def test_include_self_must_be_a_bool():
+    """include_self="False" would be truthy: refused, as PyTorch refuses it;
+    the error is both a ValueError (SPEC section 4) and a TypeError."""
+    x = torch.ones(3)
+    for bad in ("False", None, [], 0, 1.0):
+        for call in (lambda: sk.scatter(x, [0], torch.tensor([5.0]), 0, reduce="sum",
+                                        include_self=bad),
+                     lambda: sk.index_scatter(x, [0], torch.tensor([5.0]), 0, reduce="sum",
+                                              include_self=bad),
+                     lambda: sk.scatter_backward(torch.ones(3), x, [0], torch.tensor([5.0]), 0,
+                                                 reduce="sum", include_self=bad)):
+            with pytest.raises(ValueError, match="include_self") as e:
+                call()
+            assert isinstance(e.value, TypeError)
+    assert float(sk.scatter(x, [0], torch.tensor([5.0]), 0, reduce="sum",
+                            include_self=np.bool_(False))[0]) == 5.0
+
+
+@pytest.mark.parametrize("call", [
+    lambda x, i: sk.gather(x, i, 1.0),
+    lambda x, i: sk.gather(x, i, None),
+    lambda x, i: sk.slice_scatter(x, x, 0, 0.5),
+    lambda x, i: sk.select_scatter(x, x[0], 0, 1.0),
+    lambda x, i: sk.diagonal_scatter(x, x[0], 0.5),
+    lambda x, i: sk.gather(None, i, 0),
+], ids=["axis-float", "axis-none", "start-float", "index-float", "offset-float", "x-none"])
+def test_argument_of_the_wrong_type_is_a_value_error_too(call):
+    x, i = torch.zeros(4, 4), torch.zeros(4, 4, dtype=torch.int64)
+    with pytest.raises(ValueError) as e:
+        call(x, i)
+    assert isinstance(e.value, TypeError) and isinstance(e.value, sk.ArgumentTypeError)
+
+
+def test_zero_d_index_message_has_no_empty_position():
+    with pytest.raises(IndexError) as e:
+        sk.index_select(np.arange(4.0), np.array(9), 0)
+    assert "index = 9 is out of range for axis 0 of size 4" in str(e.value)
