@@ -2779,6 +2779,20 @@ static const skt_shape copy_shapes[] = {
     {0, {0}}, {1, {7}}, {2, {4, 3}}, {3, {3, 4, 5}}, {2, {0, 3}}, {2, {512, 256}},
 };
 
+/* One copy case against the reference; frees both buffers. */
+static void run_copy_case(const char *what, skt_buf *src, skt_buf *out) {
+    op_args a = {0};
+    a.src = src;
+    char desc[1024];
+    snprintf(desc, sizeof desc, "%s", what);
+    skt_desc(desc, sizeof desc, "src", &src->t);
+    skt_desc(desc, sizeof desc, "out", &out->t);
+    const skt_buf *inputs[] = {src};
+    skt_run_case(desc, call_copy, &a, out, out, false, 0, inputs, 1);
+    skt_free(src);
+    skt_free(out);
+}
+
 static void test_copy(void) {
     REQUIRE_OP(sk_copy);
     skt_rng r;
@@ -2792,15 +2806,7 @@ static void test_copy(void) {
             skt_make(&src, p.dt, ss.ndim, ss.d, in_layout(&r), 0, &r);
             skt_fill(&src, &r, SKT_VAL_NAN);
             skt_make(&out, p.dt, copy_shapes[ci].ndim, copy_shapes[ci].d, out_layout(&r), 0, &r);
-            op_args a = {0};
-            a.src = &src;
-            char desc[1024] = "copy";
-            skt_desc(desc, sizeof desc, "src", &src.t);
-            skt_desc(desc, sizeof desc, "out", &out.t);
-            const skt_buf *inputs[] = {&src};
-            skt_run_case(desc, call_copy, &a, &out, &out, false, 0, inputs, 1);
-            skt_free(&src);
-            skt_free(&out);
+            run_copy_case("copy", &src, &out);
         });
     }
     /* every pair of layouts, every element width: a transposed pair takes the
@@ -2816,15 +2822,7 @@ static void test_copy(void) {
                     skt_buf src, out;
                     skt_make(&src, widths[wi], tiled[ti].ndim, tiled[ti].d, (skt_layout)il, 0, &r);
                     skt_make(&out, widths[wi], tiled[ti].ndim, tiled[ti].d, (skt_layout)ol, 0, &r);
-                    op_args a = {0};
-                    a.src = &src;
-                    char desc[1024] = "copy (layout pairs)";
-                    skt_desc(desc, sizeof desc, "src", &src.t);
-                    skt_desc(desc, sizeof desc, "out", &out.t);
-                    const skt_buf *inputs[] = {&src};
-                    skt_run_case(desc, call_copy, &a, &out, &out, false, 0, inputs, 1);
-                    skt_free(&src);
-                    skt_free(&out);
+                    run_copy_case("copy (layout pairs)", &src, &out);
                 }
     skt_rng r2;
     skt_seed(&r2, 22);
