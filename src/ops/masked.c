@@ -324,7 +324,15 @@ sk_status sk_masked_scatter(const sk_tensor *x, const sk_tensor *mask, const sk_
     if ((st = sk_check_out(op, out, x->dtype, x->ndim, x->shape, x, inputs, names, 3))) return st;
     sk_mask_job *job = malloc(sizeof *job);
     if (!job) return sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
-    sk_mask_plan(job, op, x, mask, out, ndim, shape);
+    /* A row-major out from an x of another layout (a transposed x) with a
+     * full row-major mask: x is copied into out first (the tiled copy) and the
+     * fill then runs in place, on the contiguous branch-free loops; read
+     * through x's strides element by element it was slower than PyTorch. */
+    bool full_mask = mask->ndim == x->ndim && sk_row_major(mask) && sk_row_major(source);
+    for (int32_t d = 0; full_mask && d < x->ndim; d++) full_mask = mask->shape[d] == x->shape[d];
+    bool copy_first = full_mask && !sk_same_layout(out, x) && sk_row_major(out) && !sk_row_major(x);
+    const sk_tensor *from = copy_first ? out : x;
+    sk_mask_plan(job, op, from, mask, out, ndim, shape);
     sk_plan_normalize(&job->p);
     int nthreads = sk_threads_for(opts);
     int64_t n = sk_mask_count(job, nthreads), have = sk_tensor_numel(source);
@@ -334,9 +342,10 @@ sk_status sk_masked_scatter(const sk_tensor *x, const sk_tensor *mask, const sk_
                        "%s: source has %lld elements but mask has %lld True positions", op,
                        (long long)have, (long long)n);
     }
+    if (copy_first) sk_copy_unchecked(x, out, nthreads);
     sk_mask_source(job, source);
     job->kind = SK_MASK_SCATTER;
-    job->write_unmasked = !sk_same_layout(out, x);
+    job->write_unmasked = !sk_same_layout(out, from);
     sk_mask_fill(job);
     free(job);
     return SK_STATUS_OK;
