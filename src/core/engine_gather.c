@@ -494,19 +494,21 @@ static bool sk_transpose_dims(const sk_plan *p, int *a, int *b) {
 }
 
 /* Strips [lo, hi): an outer position (the plan's other dimensions, row-major)
- * and TB elements along b, all of a, in tiles of TA along a. */
-static void sk_transpose_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
-    const sk_transpose_job *job = arg;
+ * and TB elements along b, all of a, in tiles of TA along a; ES a constant. */
+SK_INLINE void sk_transpose_strips(const sk_transpose_job *job, int64_t lo, int64_t hi,
+                                   const size_t ES) {
     const sk_plan *p = job->p;
-    (void)tid;
-    (void)chunk;
-    const size_t ES = p->elem_size;
-    const int64_t TB = SK_TRANSPOSE_BYTES_B / (int64_t)ES, na = p->shape[job->a], nb = p->shape[job->b];
+    const int64_t TB = SK_TRANSPOSE_BYTES_B / (int64_t)ES;
+    const int64_t na = p->shape[job->a], nb = p->shape[job->b];
     const int64_t dsa = p->dense_stride[job->a], dsb = p->dense_stride[job->b];
     const int64_t tsa = p->target_stride[job->a], tsb = p->target_stride[job->b];
+    /* through a buffer: the source lines of a tile are often a page apart,
+     * all in one L1 set, so each is read whole at once */
+    uint64_t buf[SK_TRANSPOSE_TA * SK_TRANSPOSE_BYTES_B / sizeof(uint64_t)];
+    char *tile = (char *)buf;
     for (int64_t s = lo; s < hi; s++) {
         int64_t outer = s / job->strips_b, b0 = (s % job->strips_b) * TB;
-        int64_t b1 = b0 + TB < nb ? b0 + TB : nb, doff = b0 * dsb, toff = b0 * tsb;
+        int64_t nbt = (b0 + TB < nb ? b0 + TB : nb) - b0, doff = b0 * dsb, toff = b0 * tsb;
         for (int d = p->ndim - 1; d >= 0; d--) { /* the outer position's offsets */
             if (d == job->a || d == job->b) continue;
             int64_t c = outer % p->shape[d];
@@ -517,27 +519,26 @@ static void sk_transpose_chunk(void *arg, int tid, int64_t chunk, int64_t lo, in
         char *dst = p->dense + (ptrdiff_t)doff * (ptrdiff_t)ES;
         const char *src = p->target + (ptrdiff_t)toff * (ptrdiff_t)ES;
         for (int64_t a0 = 0; a0 < na; a0 += SK_TRANSPOSE_TA) {
-            int64_t a1 = a0 + SK_TRANSPOSE_TA < na ? a0 + SK_TRANSPOSE_TA : na, nbt = b1 - b0;
-            /* through a buffer: the source lines of a tile are often a page
-             * apart, all in one L1 set, so each is read whole at once */
-#define SK_TRANSPOSE_TILE(T)                                                                     \
-    do {                                                                                         \
-        T buf[SK_TRANSPOSE_TA * SK_TRANSPOSE_BYTES_B / sizeof(T)];                               \
-        T *d_ = (T *)(void *)dst;                                                                \
-        const T *s_ = (const T *)(const void *)src;                                             \
-        for (int64_t j = a0; j < a1; j++)                                                        \
-            for (int64_t i = 0; i < nbt; i++) buf[(j - a0) * TB + i] = s_[j * tsa + i * tsb];    \
-        for (int64_t i = 0; i < nbt; i++)                                                        \
-            for (int64_t j = a0; j < a1; j++) d_[i * dsb + j * dsa] = buf[(j - a0) * TB + i];    \
-    } while (0)
-            switch (ES) {
-            case 1: SK_TRANSPOSE_TILE(uint8_t); break;
-            case 2: SK_TRANSPOSE_TILE(uint16_t); break;
-            case 4: SK_TRANSPOSE_TILE(uint32_t); break;
-            default: SK_TRANSPOSE_TILE(uint64_t); break;
-            }
-#undef SK_TRANSPOSE_TILE
+            int64_t ta = na - a0 < SK_TRANSPOSE_TA ? na - a0 : SK_TRANSPOSE_TA;
+            for (int64_t j = 0; j < ta; j++) /* source runs along b into the tile's rows */
+                sk_move(tile + (size_t)(j * TB) * ES, 1,
+                        src + (ptrdiff_t)((a0 + j) * tsa) * (ptrdiff_t)ES, tsb, nbt, ES, false);
+            for (int64_t i = 0; i < nbt; i++) /* the tile's columns into out's runs along a */
+                sk_move(dst + (ptrdiff_t)(i * dsb + a0 * dsa) * (ptrdiff_t)ES, dsa,
+                        tile + (size_t)i * ES, TB, ta, ES, false);
         }
+    }
+}
+
+static void sk_transpose_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
+    const sk_transpose_job *job = arg;
+    (void)tid;
+    (void)chunk;
+    switch (job->p->elem_size) {
+    case 1: sk_transpose_strips(job, lo, hi, 1); break;
+    case 2: sk_transpose_strips(job, lo, hi, 2); break;
+    case 4: sk_transpose_strips(job, lo, hi, 4); break;
+    default: sk_transpose_strips(job, lo, hi, 8); break;
     }
 }
 

@@ -120,7 +120,7 @@ SK_INLINE double sk_op_f(double a, double b, const sk_reduce RED, const sk_dtype
  * else b (sk_op_f's rule), chosen by masking the bits */
 #define SK_DEFINE_PICK(NAME, FT, UT)                                                               \
     SK_INLINE FT NAME(FT a, FT b, const sk_reduce RED) {                                           \
-        UT ua, ub, take = (UT)0 - (UT)((RED == SK_REDUCE_AMAX ? a >= b : a <= b) | (a != a));        \
+        UT ua, ub, take = (UT)0 - (UT)((RED == SK_REDUCE_AMAX ? a >= b : a <= b) | (a != a));    \
         memcpy(&ua, &a, sizeof a);                                                                 \
         memcpy(&ub, &b, sizeof b);                                                                 \
         ub ^= (ua ^ ub) & take;                                                                    \

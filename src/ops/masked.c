@@ -134,14 +134,18 @@ static void sk_mask_fill_chunk(void *arg, int tid, int64_t chunk, int64_t lo, in
             (!uses_source || (source_linear && (source_n == 0 || sp->target_stride[0] == 1))) &&
             (job->kind != SK_MASK_SELECT || job->out_stride == 1)) {
             /* everything contiguous along the run: the typed branch-free loops */
-            char *sk_src = uses_source && source_n > 0 ? sp->target : NULL;
+            char *from = uses_source && source_n > 0 ? sp->target : NULL;
             char *dst = job->kind == SK_MASK_SELECT ? p->dense : o;
+#define SK_MASK_CALL(T)                                                                            \
+    k = sk_mask_run_##T(job, m, (const T *)(const void *)x, (T *)(void *)dst, (T *)(void *)from,   \
+                        k, run)
             switch (es) {
-            case 1: k = sk_mask_run_uint8_t(job, m, (const uint8_t *)(const void *)x, (uint8_t *)(void *)dst, (uint8_t *)(void *)sk_src, k, run); break;
-            case 2: k = sk_mask_run_uint16_t(job, m, (const uint16_t *)(const void *)x, (uint16_t *)(void *)dst, (uint16_t *)(void *)sk_src, k, run); break;
-            case 4: k = sk_mask_run_uint32_t(job, m, (const uint32_t *)(const void *)x, (uint32_t *)(void *)dst, (uint32_t *)(void *)sk_src, k, run); break;
-            default: k = sk_mask_run_uint64_t(job, m, (const uint64_t *)(const void *)x, (uint64_t *)(void *)dst, (uint64_t *)(void *)sk_src, k, run); break;
+            case 1: SK_MASK_CALL(uint8_t); break;
+            case 2: SK_MASK_CALL(uint16_t); break;
+            case 4: SK_MASK_CALL(uint32_t); break;
+            default: SK_MASK_CALL(uint64_t); break;
             }
+#undef SK_MASK_CALL
             pos += run;
             if (pos < hi) sk_cursor_advance(p, &c, run);
             continue;
