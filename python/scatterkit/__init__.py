@@ -359,7 +359,8 @@ def tensor_scatter(cache, update, write_indices=None, *, axis=-2, mode="linear",
 # ---------------------------------------------------------------------------
 def set_num_threads(n):
     """Process-wide thread count; n < 1 resets to the default (the CPUs this
-    process may use, or SCATTERKIT_NUM_THREADS). Results do not depend on it."""
+    process may use, or SCATTERKIT_NUM_THREADS); counts above 256 mean 256
+    (get_num_threads then returns 256). Results do not depend on it."""
     _C.set_num_threads(n)
 
 

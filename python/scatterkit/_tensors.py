@@ -307,7 +307,11 @@ class Like:
         try:
             if self.kind == TORCH:
                 return self.torch.tensor(value, dtype=dtype, device=self.x.device)
-            return np.asarray(value, dtype=dtype)
+            # a float too large for the dtype becomes inf, as torch.tensor
+            # does, without NumPy's overflow RuntimeWarning: the library
+            # never prints
+            with np.errstate(all="ignore"):
+                return np.asarray(value, dtype=dtype)
         except (TypeError, ValueError, OverflowError, RuntimeError) as e:
             raise ValueError(f"{self.op}: {arg} = {value!r} cannot be converted to "
                              f"{self.arg}'s dtype {dtype}: {e}") from e

@@ -90,27 +90,37 @@ static void sk_gather_plan(sk_plan *p, const char *op, const sk_tensor *x, const
     p->index_is64 = index->dtype == SK_DTYPE_INT64;
 }
 
-/* A gather along the last axis from an x whose last axis is far from
- * contiguous (a transposed x): every element read is a line, usually a page,
- * of its own. Such an x is first copied row-major into scratch (a tiled
- * transposing copy) when that costs at most 16 bytes per index element:
- * 1024 x 4096 float32 at 2 threads 49-69 ms before, PyTorch 57-97 (DESIGN.md).
- * Returns the scratch (NULL: gather from x as it is). */
-static void *sk_gather_pack_x(const sk_tensor *x, const sk_tensor *index, const int32_t *wrapped,
-                              int32_t naxes, bool has_comp_dim, int nthreads, sk_tensor *packed,
-                              size_t *bytes) {
-    int32_t last = x->ndim - 1;
-    int64_t es = (int64_t)sk_dtype_size(x->dtype), n = sk_tensor_numel(x);
-    if (has_comp_dim || naxes != 1 || last < 1 || wrapped[0] != last || sk_row_major(x) ||
-        llabs(x->strides[last]) * es < 64 || x->shape[last] < 16 || n * es < ((int64_t)1 << 20) ||
-        n * es > 16 * sk_tensor_numel(index))
+/* A row-major copy of t in scratch (a tiled transposing copy), when t's last
+ * dimension is far from contiguous (its elements a line or more apart: a
+ * transposed tensor), t is 1 MiB or more and the copy fits in `budget` bytes.
+ * Returns the scratch (NULL: use t as it is). */
+static void *sk_pack_row_major(const sk_tensor *t, double budget, int nthreads, sk_tensor *packed,
+                               size_t *bytes) {
+    int32_t last = t->ndim - 1;
+    int64_t es = (int64_t)sk_dtype_size(t->dtype), n = sk_tensor_numel(t);
+    if (last < 1 || sk_row_major(t) || llabs(t->strides[last]) * es < 64 || t->shape[last] < 16 ||
+        n * es < ((int64_t)1 << 20) || (double)(n * es) > budget)
         return NULL;
     *bytes = (size_t)(n * es);
     void *scratch = sk_scratch_get(*bytes);
     if (!scratch) return NULL;
-    sk_tensor_init(packed, scratch, x->dtype, x->ndim, x->shape, NULL);
-    sk_copy_unchecked(x, packed, nthreads);
+    sk_tensor_init(packed, scratch, t->dtype, t->ndim, t->shape, NULL);
+    sk_copy_unchecked(t, packed, nthreads);
     return scratch;
+}
+
+/* A gather along the last axis from an x whose last axis is far from
+ * contiguous (a transposed x): every element read is a line, usually a page,
+ * of its own. Such an x is first copied row-major into scratch within 16
+ * bytes per index element: 1024 x 4096 float32 at 2 threads 49-69 ms before,
+ * PyTorch 57-97 (DESIGN.md). An index whose last dimension is transposed is
+ * copied too, within what is left of the budget (its elements, read a line
+ * each, made gather along the last axis 0.86x PyTorch). */
+static void *sk_gather_pack_x(const sk_tensor *x, const sk_tensor *index, const int32_t *wrapped,
+                              int32_t naxes, bool has_comp_dim, int nthreads, sk_tensor *packed,
+                              size_t *bytes) {
+    if (has_comp_dim || naxes != 1 || wrapped[0] != x->ndim - 1) return NULL;
+    return sk_pack_row_major(x, 16.0 * (double)sk_tensor_numel(index), nthreads, packed, bytes);
 }
 
 /* Forward (backward == false): x, out. Backward: x is grad_x (written), out
@@ -137,10 +147,21 @@ static sk_status sk_gather_impl(const char *op, const sk_tensor *x, const sk_ten
     sk_plan p, lin;
     sk_tensor packed;
     size_t packed_bytes = 0;
-    void *scratch = backward ? NULL
-                             : sk_gather_pack_x(x, index, wrapped, naxes, has_comp_dim,
-                                                sk_threads_for(opts), &packed, &packed_bytes);
-    sk_gather_plan(&p, op, scratch ? &packed : x, index, wrapped, naxes, has_comp_dim, out);
+    sk_tensor packed_index;
+    size_t packed_index_bytes = 0;
+    void *scratch = NULL, *scratch_index = NULL;
+    if (!backward) {
+        int nt = sk_threads_for(opts);
+        scratch = sk_gather_pack_x(x, index, wrapped, naxes, has_comp_dim, nt, &packed,
+                                   &packed_bytes);
+        if (!has_comp_dim) {
+            double left = 16.0 * (double)sk_tensor_numel(index) - (double)packed_bytes;
+            scratch_index = sk_pack_row_major(index, left, nt, &packed_index, &packed_index_bytes);
+        }
+        if (scratch_index) chk.index = &packed_index; /* the same values, read in order */
+    }
+    sk_gather_plan(&p, op, scratch ? &packed : x, scratch_index ? &packed_index : index, wrapped,
+                   naxes, has_comp_dim, out);
     p.fill = fill ? fill->data : NULL;
     if (backward) {
         sk_tensor xlin = sk_row_major_like(x);
@@ -148,6 +169,7 @@ static sk_status sk_gather_impl(const char *op, const sk_tensor *x, const sk_ten
     }
     st = sk_gather_execute(&p, backward ? &lin : NULL, &chk, (sk_tensor *)x, opts);
     if (scratch) sk_scratch_put(scratch, packed_bytes);
+    if (scratch_index) sk_scratch_put(scratch_index, packed_index_bytes);
     return st;
 }
 

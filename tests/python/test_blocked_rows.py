@@ -150,3 +150,54 @@ def test_rows_block_zero_into_out(dtype, reduce, include_self, restore_threads):
                                                 include_self=include_self))
     exp = ref_scatter(x, i[:, None].expand(rows, width).contiguous(), u, 0, reduce, include_self)
     _check(got, exp, dtype, reduce)
+
+
+def _strided_layouts(src):
+    """src's values in layouts whose rows are not contiguous: the transpose of
+    a [C, rows] tensor (each element of a row in a line of its own), every
+    other column of a wider tensor, and the transpose of every other row of a
+    [2C, rows] tensor."""
+    rows, cols = src.shape
+    wide = torch.zeros((rows, 2 * cols), dtype=src.dtype)
+    wide[:, ::2] = src
+    tall = torch.zeros((2 * cols, rows), dtype=src.dtype)
+    tall[::2] = src.t()
+    return {"transposed": src.t().contiguous().t(), "step2": wide[:, ::2],
+            "transposed_step2": tall[::2].t()}
+
+
+@pytest.mark.parametrize("dtype,reduce", CASES + [("float32", None), ("int16", None)])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("rows", [ROWS, 700])
+def test_rows_from_strided_src_same_bits(dtype, reduce, include_self, rows, restore_threads):
+    # rows of src that are not contiguous are packed a group at a time (blocked
+    # path) or walked with their stride (owner-computes): the updates reach each
+    # target in the same order, so the bits equal those of a contiguous src
+    rng = np.random.default_rng(hash((dtype, reduce, include_self, rows)) % 2**32)
+    flavor = "prod" if reduce == "prod" else "general"
+    x = values(rng, (T, C), dtype, flavor)
+    src = values(rng, (rows, C), dtype, flavor)
+    i = index_values(rng, (rows,), T, "error", "int64")
+    i[:3] = T - 1
+    i[-5:] = T - 1
+    exp = sk.index_scatter(x, i, src, 0, reduce=reduce, include_self=include_self)
+    for name, s in _strided_layouts(src).items():
+        assert torch.equal(s, src) and not s.is_contiguous()
+        got = _all_threads(lambda: sk.index_scatter(x, i, s, 0, reduce=reduce,
+                                                    include_self=include_self))
+        assert_same(got, exp), name
+        idx = i[:, None].expand(rows, C)
+        got = _all_threads(lambda: sk.scatter(x, idx, s, 0, reduce=reduce,
+                                              include_self=include_self))
+        assert_same(got, exp), name
+    if reduce is None:
+        last = {}
+        for r, v in enumerate(i.tolist()):
+            last[v % T] = r
+        ref = x.clone()
+        for t, r in last.items():
+            ref[t] = src[r]
+        assert_same(exp, ref)
+    else:
+        _check(exp, ref_scatter(x, i[:, None].expand(rows, C).contiguous(), src, 0, reduce,
+                                include_self), dtype, reduce)

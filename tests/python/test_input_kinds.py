@@ -366,3 +366,21 @@ def test_python_int_out_of_dtype_range_refused(kind, dtype, value):
     assert not np.asarray(x).any()
     lo = -1 if dtype != "uint8" else 255  # in range: accepted
     assert int(sk.scatter(x, [1], lo, 0)[1]) == lo
+
+
+@pytest.mark.parametrize("kind", ["numpy", "torch"])
+def test_float_scalar_too_large_becomes_inf_silently(kind):
+    # SPEC §4: the library never prints. NumPy's cast of 1e10 to float16 warns
+    # (RuntimeWarning, printed or raised); the value becomes inf as with torch.
+    import warnings
+    mk = (lambda a, dt: np.asarray(a, dtype=dt)) if kind == "numpy" else \
+        (lambda a, dt: torch.tensor(a, dtype=getattr(torch, dt)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = sk.scatter(mk([0.0, 0.0], "float16"), mk([0], "int64"), 1e10, 0)
+        assert float(r[0]) == float("inf") and float(r[1]) == 0.0
+        r = sk.gather(mk([1.0, 2.0], "float32"), mk([5, -1], "int64"), 0, mode="fill",
+                      fill_value=-1e300)
+        assert float(r[0]) == float("-inf") and float(r[1]) == 2.0
+        r = sk.masked_scatter(mk([1.0, 2.0], "float16"), mk([False, True], "bool"), 7e5)
+        assert float(r[0]) == 1.0 and float(r[1]) == float("inf")

@@ -127,3 +127,31 @@ def test_gather_last_axis_from_transposed_x(dtype, restore_threads):
         wide >= -1500, wide + 1500, 0), wide.clamp(max=1499))))
     with pytest.raises(IndexError, match=r"index\[5, 7\] = 1500"):
         sk.gather(x, wide, 1)
+
+
+@pytest.mark.parametrize("x_transposed", [False, True])
+@pytest.mark.parametrize("index_dtype", [torch.int32, torch.int64])
+@pytest.mark.parametrize("axis", [0, 1])
+def test_gather_with_transposed_index(x_transposed, index_dtype, axis, restore_threads):
+    """An index whose last dimension is transposed (a line per element) is
+    copied row-major into scratch first (gather.c, sk_pack_row_major): same
+    values, modes, and the error names the first bad value in row-major
+    order of the index."""
+    g = torch.Generator().manual_seed(31)
+    x = make((900, 1300), torch.float32, 32)
+    if x_transposed:
+        x = x.t().contiguous().t()
+    n = x.shape[axis]
+    idx = torch.randint(-n, n, (1300, 900), generator=g).to(index_dtype).t()  # [900, 1300]
+    assert idx.stride() == (1, 900)
+    want = torch.gather(x, axis, idx.long() % n)
+    for threads in (1, 2, 3):
+        sk.set_num_threads(threads)
+        assert torch.equal(sk.gather(x, idx, axis), want)
+    bad = idx.clone().t().contiguous().t()
+    bad[400, 2], bad[3, 1000] = n, -n - 1  # row-major order: [3, 1000] first
+    got = sk.gather(x, bad, axis, mode="fill", fill_value=-1.0)
+    ok = (bad >= -n) & (bad < n)
+    assert torch.equal(got[ok], want[ok]) and torch.equal(got[~ok], torch.full((2,), -1.0))
+    with pytest.raises(IndexError, match=rf"gather: index\[3, 1000\] = {-n - 1} is out of range"):
+        sk.gather(x, bad, axis)
