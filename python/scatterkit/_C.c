@@ -180,8 +180,22 @@ static int dtype_from_typestr(PyObject *obj, PyObject *typestr, const char *op, 
         }
     }
     if (!ok) {
-        char got[64];
-        snprintf(got, sizeof got, "dtype '%.40s'", s);
+        /* NumPy's name when there is one: "dtype complex128 ('<c16')" */
+        char got[160];
+        PyObject *dt = PyObject_GetAttrString(obj, "dtype");
+        PyObject *str = dt ? PyObject_Str(dt) : NULL;
+        const char *dn = str ? PyUnicode_AsUTF8(str) : NULL;
+        if (!dn) PyErr_Clear();
+        char native = host_is_little_endian() ? '<' : '>';
+        const char *order = (s[0] == '<' || s[0] == '>') && s[0] != native && len > 2 && s[2] != '1'
+                                ? ", not in the machine's byte order" : "";
+        if (dn && strcmp(dn, s) != 0)
+            snprintf(got, sizeof got, "dtype %.40s ('%.40s'%s)", dn, s, order);
+        else
+            snprintf(got, sizeof got, "dtype '%.40s'%s%s%s", s, *order ? " (" : "",
+                     *order ? order + 2 : "", *order ? ")" : "");
+        Py_XDECREF(str);
+        Py_XDECREF(dt);
         unsupported_dtype(op, name, got);
         return -1;
     }

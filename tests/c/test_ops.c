@@ -1602,7 +1602,8 @@ static void scatter_errors(void) {
  * checked against the reference by skt_run_case. */
 static void scatter_one(const char *what, const red_params *p, const skt_shape *xs,
                         skt_layout x_layout, const skt_shape *is, skt_layout idx_layout,
-                        int32_t axis, int64_t n, bool extremes, skt_rng *r) {
+                        skt_layout src_layout, int32_t axis, int64_t n, bool extremes,
+                        skt_rng *r) {
     skt_buf x, idx, src, out;
     int64_t lo, hi;
     /* out row-major: the row pattern and the tiles need contiguous targets */
@@ -1614,7 +1615,7 @@ static void scatter_one(const char *what, const red_params *p, const skt_shape *
     index_bounds(n, p->mode, &lo, &hi);
     skt_fill_index(&idx, r, -1, &lo, &hi);
     if (extremes) sprinkle_extremes(&idx, p->mode, r);
-    skt_make(&src, p->dt, is->ndim, is->d, SKT_CONTIG, 0, r);
+    skt_make(&src, p->dt, is->ndim, is->d, src_layout, 0, r);
     skt_fill(&src, r, values_for(p->reduce));
     op_args a = {0};
     a.index = &idx;
@@ -1649,8 +1650,11 @@ static void scatter_blocked_rows(void) {
                                     si == 0, v == 1, true,
                                     v ? SK_INDEX_MODE_DROP : SK_INDEX_MODE_ERROR};
                     if (!reduce_ok(p.dt, p.reduce)) continue;
+                    /* src rows not contiguous: packed a group at a time
+                     * (mode error), or walked with their stride (drop) */
+                    skt_layout sl = si == v ? (v ? SKT_MIXED : SKT_TRANSPOSED) : SKT_CONTIG;
                     scatter_one("scatter (blocked rows)", &p, &xs, in_layout(&r), &is,
-                                SKT_BROADCAST, 1, 300, false, &r);
+                                SKT_BROADCAST, sl, 1, 300, false, &r);
                 }
 }
 
@@ -1675,7 +1679,7 @@ static void scatter_column_tiles(void) {
                                         (sk_reduce)ri, si == 0, mi == 2, true, scatter_modes[mi]};
                         if (!reduce_ok(p.dt, p.reduce)) continue;
                         scatter_one("scatter (column tiles)", &p, &xs, SKT_CONTIG,
-                                    &index_shapes[ki], SKT_CONTIG, 0, 512, true, &r);
+                                    &index_shapes[ki], SKT_CONTIG, SKT_CONTIG, 0, 512, true, &r);
                     }
 }
 

@@ -201,3 +201,24 @@ def test_rows_from_strided_src_same_bits(dtype, reduce, include_self, rows, rest
     else:
         _check(exp, ref_scatter(x, i[:, None].expand(rows, C).contiguous(), src, 0, reduce,
                                 include_self), dtype, reduce)
+
+
+@pytest.mark.parametrize("dtype,snan", [(torch.float16, 0x7c01), (torch.bfloat16, 0x7f81)])
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+def test_16bit_nan_in_x_keeps_its_bits_on_every_path(dtype, snan, reduce, restore_threads):
+    # a NaN of x in a target whose result is NaN keeps its bits (a signalling
+    # one too, which the float32 accumulator would quiet), whether the rows take
+    # owner-computes (8191 rows) or the blocked path (8192): same bits on both
+    for rows in (8191, 8192):
+        raw = torch.zeros(4, 2, dtype=torch.int16)
+        raw[0, :] = snan                   # touched by every update
+        raw[3, 0] = (snan | 0x8000) - 0x10000  # -sNaN, untouched
+        x = raw.view(dtype)
+        index = torch.zeros(rows, dtype=torch.int64)
+        index[-1] = 1
+        updates = torch.ones(rows, 2, dtype=dtype)
+        got = _all_threads(lambda: sk.index_scatter(x, index, updates, 0, reduce=reduce))
+        bits = got.view(torch.int16)
+        assert torch.equal(bits[0], raw[0]) and bits[3, 0] == raw[3, 0], (rows, bits)
+        assert float(got[1, 0]) == {"sum": 1.0, "prod": 0.0, "mean": 0.5, "amax": 1.0,
+                                    "amin": 0.0}[reduce]
