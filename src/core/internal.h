@@ -58,10 +58,11 @@ SK_INLINE float sk_bf16_to_f32(uint16_t b) {
 SK_INLINE uint16_t sk_f32_to_bf16(float f) {
     uint32_t u;
     memcpy(&u, &f, 4);
-    if ((u & 0x7fffffffu) > 0x7f800000u) /* NaN: keep sign, force quiet */
-        return (uint16_t)((u >> 16) | 0x0040u);
-    u += 0x7fffu + ((u >> 16) & 1u); /* round to nearest even */
-    return (uint16_t)(u >> 16);
+    /* NaN: keep sign and top payload, force quiet; else round to nearest
+     * even (a mask, not a branch, so that loops vectorise) */
+    uint32_t nan = 0u - (uint32_t)((u & 0x7fffffffu) > 0x7f800000u);
+    uint32_t r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    return (uint16_t)((((u >> 16) | 0x0040u) & nan) | (r & ~nan));
 }
 /* float16 <-> float32 with selects instead of branches, so that the loops
  * calling them vectorise (out of line and branching, they made float16 W2

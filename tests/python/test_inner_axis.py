@@ -119,3 +119,44 @@ def test_inner_axis_fewer_index_rows(restore_threads):
     want = xs.clone()
     want[:6].index_add_(1, i % N, src)
     assert_same(_all_threads(lambda: sk.scatter(xs, ie, src, 1, reduce="sum")), want)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "uint8", "int8", "int16", "int32",
+                                   "int64"])
+@pytest.mark.parametrize("rows", [3, 23])
+def test_inner_axis_sum_other_dtypes(dtype, rows, restore_threads):
+    """index_add along the last axis in 16-bit floats (a float32 copy of each
+    row, or of four rows interleaved, rounded once) and integers (wrapping):
+    bitwise the float32 index-order sum rounded once, and torch's wrapping
+    index_add; rows 3 (one row at a time) and 23 (groups of four and a
+    remainder). In place, into a strided out, and a signalling NaN in x."""
+    from helpers import ref_index_scatter_torch
+    rng = np.random.default_rng(hash((dtype, rows)) % 2**32)
+    x = torch.as_tensor(values(rng, (rows, N), dtype))
+    u = torch.as_tensor(values(rng, (rows, L), dtype))
+    i = torch.as_tensor(index_values(rng, (L,), N, "error", "int64"))
+    i = torch.where(i < 0, i + N, i)
+    i[:40] = 5  # one target with many updates: integer wrap, float rounding
+    want = ref_index_scatter_torch(x, i, u, 1, "sum", True)
+    assert_same(_all_threads(lambda: sk.index_scatter(x, i, u, 1, reduce="sum")), want)
+
+    def in_place():
+        xc = x.clone()
+        sk.index_scatter(xc, i, u, 1, reduce="sum", out=xc)
+        return xc
+    assert_same(_all_threads(in_place), want)
+
+    def strided_out():
+        o = torch.zeros((rows, 2 * N), dtype=x.dtype)
+        sk.index_scatter(x, i, u, 1, reduce="sum", out=o[:, ::2])
+        assert torch.all(o[:, 1::2] == 0)
+        return o[:, ::2].contiguous()
+    assert_same(_all_threads(strided_out), want)
+    if dtype in ("float16", "bfloat16"):
+        snan = 0x7c01 if dtype == "float16" else 0x7f81
+        xn = x.clone()
+        xn.view(torch.int16)[1, 5] = snan  # 5 receives updates; the NaN keeps its bits
+        got = _all_threads(lambda: sk.index_scatter(xn, i, u, 1, reduce="sum"))
+        assert got.view(torch.int16)[1, 5] == snan
+        want[1, 5] = got[1, 5]
+        assert_same(got, want)
