@@ -1945,31 +1945,64 @@ static int32_t index_scatter_updates(const select_case *c, int64_t *shape) {
 }
 
 /* index_add along the last axis with a long contiguous int64 index (W6):
- * float sums take their own loop over a wrapped uint16 copy of the index
- * (n <= 65536) or an int32 one, float32 four rows at a time through an
- * interleaved buffer when the scratch budget has room (7 rows: one group of
- * four and three single rows; n and L not multiples of 4). Same bits as a
- * plain loop in index order; out also as a column-major buffer (strided
- * along the axis, one row at a time). */
+ * sums take their own loop over a wrapped uint16 copy of the index (n <=
+ * 65536) or an int32 one; float32, float16 and bfloat16 four rows at a time
+ * through an interleaved float32 buffer when the scratch budget has room (7
+ * rows: one group of four and three single rows; n and L not multiples of
+ * 4), integers through their unsigned type. Same bits as a plain loop in
+ * index order (16-bit floats: in float32, rounded once); out also as a
+ * column-major buffer (strided along the axis, one row at a time). */
+static double inner_value(sk_dtype dt, int64_t k, bool update) {
+    double v = update ? 1.0 / (double)(k % 13 + 1) : 0.25 * (double)(k % 7);
+    return sk_dtype_is_floating(dt) ? v : (double)(update ? k % 251 - 125 : k % 97);
+}
+static void inner_store(sk_dtype dt, char *p, double v) {
+    switch (dt) {
+    case SK_DTYPE_FLOAT64: memcpy(p, &v, 8); break;
+    case SK_DTYPE_FLOAT32: { float f = (float)v; memcpy(p, &f, 4); } break;
+    case SK_DTYPE_FLOAT16: { uint16_t h = sk_float_to_half((float)v); memcpy(p, &h, 2); } break;
+    case SK_DTYPE_BFLOAT16: { uint16_t h = sk_float_to_bfloat16((float)v); memcpy(p, &h, 2); } break;
+    default: { uint64_t u = (uint64_t)(int64_t)v; memcpy(p, &u, sk_dtype_size(dt)); } break;
+    }
+}
+/* want[k] += u (x86-64 little-endian for the integer bytes) */
+static void inner_add(sk_dtype dt, char *want, const char *u, float *acc16) {
+    switch (dt) {
+    case SK_DTYPE_FLOAT64: { double a, b; memcpy(&a, want, 8); memcpy(&b, u, 8); a += b; memcpy(want, &a, 8); } break;
+    case SK_DTYPE_FLOAT32: { float a, b; memcpy(&a, want, 4); memcpy(&b, u, 4); a += b; memcpy(want, &a, 4); } break;
+    case SK_DTYPE_FLOAT16: { uint16_t h; memcpy(&h, u, 2); *acc16 += sk_half_to_float(h); } break;
+    case SK_DTYPE_BFLOAT16: { uint16_t h; memcpy(&h, u, 2); *acc16 += sk_bfloat16_to_float(h); } break;
+    default: {
+        uint64_t a = 0, b = 0;
+        size_t es = sk_dtype_size(dt);
+        memcpy(&a, want, es);
+        memcpy(&b, u, es);
+        a += b;
+        memcpy(want, &a, es);
+    } break;
+    }
+}
 static void index_scatter_inner_sum(void) {
     static const int64_t widths[] = {301, 70001}, lengths[] = {1501, 190001};
+    static const sk_dtype dts[] = {SK_DTYPE_FLOAT32, SK_DTYPE_FLOAT64, SK_DTYPE_FLOAT16,
+                                   SK_DTYPE_BFLOAT16, SK_DTYPE_INT32, SK_DTYPE_UINT8,
+                                   SK_DTYPE_INT64};
     for (int wi = 0; wi < 2; wi++)
-        for (int wide = 0; wide < 2; wide++)
+        for (size_t di = 0; di < COUNT(dts); di++)
             for (int colmajor = 0; colmajor < 2; colmajor++) {
                 const int64_t R = 7, n = widths[wi], L = lengths[wi];
-                size_t es = wide ? 8 : 4;
+                const sk_dtype dt = dts[di];
+                const bool half = dt == SK_DTYPE_FLOAT16 || dt == SK_DTYPE_BFLOAT16;
+                if (wi == 1 && di >= 4) continue; /* the wide case: floats only */
+                size_t es = sk_dtype_size(dt);
                 char *x = malloc((size_t)(R * n) * es), *u = malloc((size_t)(R * L) * es);
                 char *out = malloc((size_t)(R * n) * es), *want = malloc((size_t)(R * n) * es);
+                float *acc = malloc((size_t)(R * n) * sizeof(float));
                 int64_t *idx = malloc((size_t)L * sizeof(int64_t));
-                if (!x || !u || !out || !want || !idx) skt_fail("index_scatter (inner sum): out of memory");
-                for (int64_t k = 0; k < R * n; k++) {
-                    if (wide) ((double *)(void *)x)[k] = 0.25 * (double)(k % 7);
-                    else ((float *)(void *)x)[k] = 0.25f * (float)(k % 7);
-                }
-                for (int64_t k = 0; k < R * L; k++) {
-                    if (wide) ((double *)(void *)u)[k] = 1.0 / (double)(k % 13 + 1);
-                    else ((float *)(void *)u)[k] = 1.0f / (float)(k % 13 + 1);
-                }
+                if (!x || !u || !out || !want || !acc || !idx)
+                    skt_fail("index_scatter (inner sum): out of memory");
+                for (int64_t k = 0; k < R * n; k++) inner_store(dt, x + k * es, inner_value(dt, k, false));
+                for (int64_t k = 0; k < R * L; k++) inner_store(dt, u + k * es, inner_value(dt, k, true));
                 for (int64_t j = 0; j < L; j++) { /* duplicates, negatives, both ends */
                     int64_t v = (j * 7919) % (j % 4 == 0 ? 5 : n);
                     idx[j] = j % 3 == 0 ? v - n : v;
@@ -1977,13 +2010,17 @@ static void index_scatter_inner_sum(void) {
                 idx[1] = n - 1;
                 idx[2] = -n;
                 memcpy(want, x, (size_t)(R * n) * es);
+                for (int64_t k = 0; k < R * n && half; k++) {
+                    uint16_t h;
+                    memcpy(&h, x + k * es, 2);
+                    acc[k] = dt == SK_DTYPE_FLOAT16 ? sk_half_to_float(h) : sk_bfloat16_to_float(h);
+                }
                 for (int64_t r = 0; r < R; r++)
                     for (int64_t j = 0; j < L; j++) {
                         int64_t v = idx[j] < 0 ? idx[j] + n : idx[j];
-                        if (wide) ((double *)(void *)want)[r * n + v] += ((double *)(void *)u)[r * L + j];
-                        else ((float *)(void *)want)[r * n + v] += ((float *)(void *)u)[r * L + j];
+                        inner_add(dt, want + (r * n + v) * es, u + (r * L + j) * es, &acc[r * n + v]);
                     }
-                sk_dtype dt = wide ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32;
+                for (int64_t k = 0; k < R * n && half; k++) inner_store(dt, want + k * es, acc[k]);
                 const int64_t xs[2] = {R, n}, us[2] = {R, L}, is[1] = {L};
                 const int64_t cm[2] = {1, R}; /* out column-major */
                 sk_tensor tx, ti, tu, to;
@@ -2002,8 +2039,8 @@ static void index_scatter_inner_sum(void) {
                         for (int64_t c = 0; c < n; c++) {
                             size_t at = (size_t)(colmajor ? c * R + r : r * n + c) * es;
                             if (memcmp(out + at, want + (size_t)(r * n + c) * es, es))
-                                skt_fail("index_scatter (inner sum, n=%lld, %d-byte, %s, %d threads): "
-                                         "out[%lld, %lld] differs", (long long)n, (int)es,
+                                skt_fail("index_scatter (inner sum, n=%lld, %s, %s, %d threads): "
+                                         "out[%lld, %lld] differs", (long long)n, sk_dtype_name(dt),
                                          colmajor ? "column-major out" : "row-major out", threads,
                                          (long long)r, (long long)c);
                         }
@@ -2012,6 +2049,7 @@ static void index_scatter_inner_sum(void) {
                 free(u);
                 free(out);
                 free(want);
+                free(acc);
                 free(idx);
             }
 }
