@@ -276,10 +276,13 @@ SK_INLINE void sk_scatter_rows(const sk_plan *p, int64_t clo, int64_t chi, float
                 if (sk_plan_resolve(p, c.index + (r + AHEAD) * is, &toff, &lin) && lin < chi &&
                     lin + len > clo) {
                     int64_t c0 = p->col_lo < len ? p->col_lo : 0;
+                    int64_t c1 = p->col_hi < len ? p->col_hi : len;
                     const char *q = SK_USES_ACC(DT, RED) ? (const char *)(acc + (lin - clo))
                                                    : p->target + (size_t)(toff + c0) * ES;
-                    __builtin_prefetch(q, 1);
-                    if (len * (int64_t)ES > 64) __builtin_prefetch(q + 64, 1);
+                    /* up to four lines of the row (float64 rows of 32 are four:
+                     * W5's shape in float64 at 1 thread, C: 59 -> ? ms) */
+                    size_t span = (size_t)(c1 - c0) * (SK_USES_ACC(DT, RED) ? 4 : ES);
+                    for (size_t o = 0; o < span && o < 256; o += 64) __builtin_prefetch(q + o, 1);
                     if (COUNTED) { /* the row's counts are as scattered as its targets */
                         const char *k = (const char *)(cnt + (lin < clo ? 0 : lin - clo));
                         for (int64_t b = 0; b < len * 8 && b < 512; b += 64) __builtin_prefetch(k + b, 1);
@@ -1371,8 +1374,18 @@ static bool sk_blocks_plan(sk_blocks_job *job, const sk_plan *p, int64_t target_
         job->nblocks = 1;
         counts = (double)job->nkeys * sizeof(int32_t);
     }
-    if ((double)(job->all_partials ? job->nblocks : job->nblocks - 1) * part + counts > budget)
-        return false;
+    if ((double)(job->all_partials ? job->nblocks : job->nblocks - 1) * part + counts > budget) {
+        /* no room for a partial: one block reducing into out, its threads
+         * splitting the keys, which still beats owner-computes (W5's shape
+         * in float64, C, best of 15: 30-34 against 40-58 ms at 2 threads,
+         * 34-44 against 40-53 at 1); never for 16-bit types, which must
+         * accumulate in float32 */
+        if (half) return false;
+        job->nblocks = 1;
+        job->all_partials = false;
+        counts = (double)job->nkeys * sizeof(int32_t);
+        if (counts > budget) return false;
+    }
     SK_DTYPES(SK_SELECT_BLOCKS_FOR_DTYPE)
     return job->block != NULL;
 }

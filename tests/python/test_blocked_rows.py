@@ -222,3 +222,26 @@ def test_16bit_nan_in_x_keeps_its_bits_on_every_path(dtype, snan, reduce, restor
         assert torch.equal(bits[0], raw[0]) and bits[3, 0] == raw[3, 0], (rows, bits)
         assert float(got[1, 0]) == {"sum": 1.0, "prod": 0.0, "mean": 0.5, "amax": 1.0,
                                     "amin": 0.0}[reduce]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "uint8"])
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_rows_one_block_into_out(dtype, reduce, include_self, restore_threads):
+    # a 1-d index of 9000 rows into 20000 target rows: the budget (16 bytes x
+    # 9000) holds the counts but no partial, so a single block reduces into out
+    # itself, its threads splitting the keys
+    rng = np.random.default_rng(hash((dtype, reduce, include_self, 1)) % 2**32)
+    rows, keys, width = 9000, 20000, 4
+    flavor = "prod" if reduce == "prod" else "general"
+    x = values(rng, (keys, width), dtype, flavor)
+    u = values(rng, (rows, width), dtype, flavor)
+    i = index_values(rng, (rows,), keys // 4, "error", "int64") * 4  # duplicates
+    got = _all_threads(lambda: sk.index_scatter(x, i, u, 0, reduce=reduce,
+                                                include_self=include_self))
+    exp = ref_scatter(x, i[:, None].expand(rows, width).contiguous(), u, 0, reduce, include_self)
+    _check(got, exp, dtype, reduce)
+    ts = _strided_layouts(u)["transposed"]
+    got_t = _all_threads(lambda: sk.index_scatter(x, i, ts, 0, reduce=reduce,
+                                                  include_self=include_self))
+    assert_same(got_t, got)
