@@ -49,15 +49,19 @@ SK_INLINE bool sk_add_overflows(int64_t a, int64_t b, int64_t *r) {
 }
 
 /* ---- float16 / bfloat16 (dtype.c has the out-of-line versions) ---- */
-SK_INLINE float sk_bf16_to_f32(uint16_t b) {
-    uint32_t u = (uint32_t)b << 16;
+SK_INLINE uint32_t sk_f32_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+SK_INLINE float sk_bits_f32(uint32_t u) {
     float f;
     memcpy(&f, &u, 4);
     return f;
 }
+SK_INLINE float sk_bf16_to_f32(uint16_t b) { return sk_bits_f32((uint32_t)b << 16); }
 SK_INLINE uint16_t sk_f32_to_bf16(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
+    uint32_t u = sk_f32_bits(f);
     /* NaN: keep sign and top payload, force quiet; else round to nearest
      * even (a mask, not a branch, so that loops vectorise) */
     uint32_t nan = 0u - (uint32_t)((u & 0x7fffffffu) > 0x7f800000u);
@@ -75,28 +79,18 @@ SK_INLINE float sk_f16_to_f32(uint16_t h) {
     uint32_t special = 0u - (uint32_t)(a >= 0x7c00u), small = 0u - (uint32_t)(a < 0x0400u);
     uint32_t u = (a << 13) + (112u << 23) + ((112u << 23) & special);
     /* subnormal or zero: a * 2^-24, exact in float */
-    float sub = (float)(int32_t)a * 0x1p-24f;
-    uint32_t us;
-    memcpy(&us, &sub, 4);
-    u = ((us & small) | (u & ~small)) | sign;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
+    uint32_t sub = sk_f32_bits((float)(int32_t)a * 0x1p-24f);
+    return sk_bits_f32((sub & small) | (u & ~small) | sign);
 }
 SK_INLINE uint16_t sk_f32_to_f16(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
+    uint32_t u = sk_f32_bits(f);
     uint32_t sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
     /* normal: rebias, round the 13 dropped bits to nearest even */
     uint32_t r = (a - 0x38000000u + 0x0fffu + ((a >> 13) & 1u)) >> 13;
     /* below the smallest normal half: |f| + 0.5 lies in [0.5, 0.5 + 2^-14),
      * where float's unit is 2^-24, the half subnormal unit; the FPU's round
      * to nearest even then leaves the half's bits in the low bits of the sum */
-    float v, t;
-    memcpy(&v, &a, 4);
-    t = v + 0.5f;
-    uint32_t tb;
-    memcpy(&tb, &t, 4);
+    uint32_t tb = sk_f32_bits(sk_bits_f32(a) + 0.5f);
     /* masks, not ?: (which GCC left as branches, so no loop vectorised) */
     uint32_t sub = 0u - (uint32_t)(a < 0x38800000u), inf = 0u - (uint32_t)(a >= 0x477ff000u),
              nan = 0u - (uint32_t)(a > 0x7f800000u);
