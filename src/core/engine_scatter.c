@@ -1278,9 +1278,12 @@ SK_INLINE void sk_block_merge(const sk_blocks_job *job, int64_t klo, int64_t khi
                 /* a NaN already in out keeps its bits when the result is NaN,
                  * as in sk_scatter_finish (float32 would make it quiet) */
                 const unsigned nan_above = DT == SK_DTYPE_BFLOAT16 ? 0x7f80u : 0x7c00u;
-                for (int64_t j = 0; j < n; j++) {
-                    if (a[j] != a[j] && (oh[j0 + j] & 0x7fffu) > nan_above) continue;
-                    oh[j0 + j] = DT == SK_DTYPE_BFLOAT16 ? sk_f32_to_bf16(a[j]) : sk_f32_to_f16(a[j]);
+                for (int64_t j = 0; j < n; j++) { /* masks, so that it vectorises */
+                    uint16_t b = oh[j0 + j], h = DT == SK_DTYPE_BFLOAT16 ? sk_f32_to_bf16(a[j])
+                                                                          : sk_f32_to_f16(a[j]);
+                    uint16_t keep =
+                        (uint16_t)(0u - (unsigned)((a[j] != a[j]) & ((b & 0x7fffu) > nan_above)));
+                    oh[j0 + j] = (uint16_t)((b & keep) | (h & (uint16_t)~keep));
                 }
             }
             continue;
