@@ -12,34 +12,6 @@ typedef struct {
     size_t pack_bytes;
 } sk_gather_job;
 
-/* Copies `n` elements of width ES from src (stride ss) to dst (stride ds). */
-SK_INLINE void sk_move(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n,
-                       const size_t ES, bool stream) {
-    if (ds == 1 && ss == 1) {
-        if (stream && (size_t)n * ES >= 4096) sk_stream_copy(dst, src, (size_t)n * ES);
-        else memcpy(dst, src, (size_t)n * ES);
-        return;
-    }
-#define SK_MOVE_LOOP(T)                                                                    \
-    do {                                                                                   \
-        T *d_ = (T *)(void *)dst;                                                          \
-        const T *s_ = (const T *)(const void *)src;                                        \
-        if (ds == 2 && ss == 1) /* a step-2 slice: a fixed stride the compiler vectorises */ \
-            for (int64_t j = 0; j < n; j++) d_[j * 2] = s_[j];                             \
-        else if (ds == 1 && ss == 2)                                                       \
-            for (int64_t j = 0; j < n; j++) d_[j] = s_[j * 2];                             \
-        else                                                                               \
-            for (int64_t j = 0; j < n; j++) d_[j * ds] = s_[j * ss];                       \
-    } while (0)
-    switch (ES) {
-    case 1: SK_MOVE_LOOP(uint8_t); break;
-    case 2: SK_MOVE_LOOP(uint16_t); break;
-    case 4: SK_MOVE_LOOP(uint32_t); break;
-    default: SK_MOVE_LOOP(uint64_t); break;
-    }
-#undef SK_MOVE_LOOP
-}
-
 /* An index value could not be resolved: in ERROR mode (checked in the
  * kernel) that is the error; otherwise the fill value is written. */
 SK_INLINE void sk_gather_unresolved(const sk_plan *p) {

@@ -75,6 +75,29 @@ SK_INLINE size_t sk_es(const sk_dtype DT) {
                                                               : 1;
 }
 
+/* 16-bit floats: n values (src stride ss) as float32, and float32 results
+ * back to bits, where a NaN already in `old` keeps its bits when the result
+ * is NaN (the trip through float32 would make a signalling one quiet).
+ * Masks, not branches, and the dtype tested outside the loops, so that they
+ * vectorise. */
+SK_INLINE void sk_half_run_to_f32(float *restrict dst, const uint16_t *restrict src, ptrdiff_t ss,
+                                  int64_t n, bool bf16) {
+    if (bf16) for (int64_t k = 0; k < n; k++) dst[k] = sk_bf16_to_f32(src[k * ss]);
+    else for (int64_t k = 0; k < n; k++) dst[k] = sk_f16_to_f32(src[k * ss]);
+}
+SK_INLINE uint16_t sk_half_round(float v, uint16_t old, const bool bf16) {
+    uint16_t h = bf16 ? sk_f32_to_bf16(v) : sk_f32_to_f16(v);
+    unsigned nan_above = bf16 ? 0x7f80u : 0x7c00u; /* the bits of infinity */
+    uint16_t keep = (uint16_t)(0u - (unsigned)((v != v) & ((old & 0x7fffu) > nan_above)));
+    return (uint16_t)((old & keep) | (h & (uint16_t)~keep));
+}
+/* dst and old may be the same memory (stride ds, os) */
+SK_INLINE void sk_f32_run_to_half(uint16_t *dst, ptrdiff_t ds, const uint16_t *old, ptrdiff_t os,
+                                  const float *restrict v, int64_t n, bool bf16) {
+    if (bf16) for (int64_t k = 0; k < n; k++) dst[k * ds] = sk_half_round(v[k], old[k * os], true);
+    else for (int64_t k = 0; k < n; k++) dst[k * ds] = sk_half_round(v[k], old[k * os], false);
+}
+
 /* Values: floats go through sk_load_f/sk_store_f (internal.h); integers and
  * bool through int64_t. */
 SK_INLINE int64_t sk_load_i(const char *ptr, const sk_dtype DT) {
@@ -276,13 +299,10 @@ SK_INLINE void sk_scatter_rows(const sk_plan *p, int64_t clo, int64_t chi, float
                 if (sk_plan_resolve(p, c.index + (r + AHEAD) * is, &toff, &lin) && lin < chi &&
                     lin + len > clo) {
                     int64_t c0 = p->col_lo < len ? p->col_lo : 0;
-                    int64_t c1 = p->col_hi < len ? p->col_hi : len;
                     const char *q = SK_USES_ACC(DT, RED) ? (const char *)(acc + (lin - clo))
                                                    : p->target + (size_t)(toff + c0) * ES;
-                    /* up to four lines of the row (float64 rows of 32 are four:
-                     * W5's shape in float64 at 1 thread, C: 59 -> ? ms) */
-                    size_t span = (size_t)(c1 - c0) * (SK_USES_ACC(DT, RED) ? 4 : ES);
-                    for (size_t o = 0; o < span && o < 256; o += 64) __builtin_prefetch(q + o, 1);
+                    __builtin_prefetch(q, 1);
+                    if (len * (int64_t)ES > 64) __builtin_prefetch(q + 64, 1);
                     if (COUNTED) { /* the row's counts are as scattered as its targets */
                         const char *k = (const char *)(cnt + (lin < clo ? 0 : lin - clo));
                         for (int64_t b = 0; b < len * 8 && b < 512; b += 64) __builtin_prefetch(k + b, 1);
@@ -505,9 +525,7 @@ SK_INLINE void sk_scatter_finish(const sk_plan *p, int64_t clo, int64_t chi, con
         SK_FOR_TARGETS(p->out, clo, chi, {
             float v = acc[j];
             if (RED == SK_REDUCE_MEAN && cnt[j] > 0) v = v / (float)(cnt[j] + self);
-            unsigned nan_above = DT == SK_DTYPE_BFLOAT16 ? 0x7f80u : 0x7c00u; /* infinity */
-            if (v != v && (base[off] & 0x7fffu) > nan_above) continue;
-            base[off] = DT == SK_DTYPE_BFLOAT16 ? sk_f32_to_bf16(v) : sk_f32_to_f16(v);
+            base[off] = sk_half_round(v, base[off], DT == SK_DTYPE_BFLOAT16);
         });
         return;
     }
@@ -616,10 +634,7 @@ SK_INNER_SUM_ROW(uint64_t, int32_t)
         float v[1024]; /* a strip of updates converted in a loop that vectorises */              \
         for (int64_t j0 = 0; j0 < L; j0 += 1024) {                                                 \
             int64_t m = L - j0 < 1024 ? L - j0 : 1024;                                             \
-            if (bf16)                                                                              \
-                for (int64_t k = 0; k < m; k++) v[k] = sk_bf16_to_f32(u[j0 + k]);                 \
-            else                                                                                   \
-                for (int64_t k = 0; k < m; k++) v[k] = sk_f16_to_f32(u[j0 + k]);                  \
+            sk_half_run_to_f32(v, u + j0, 1, m, bf16);                                             \
             for (int64_t k = 0; k < m; k++) acc[ix[j0 + k]] += v[k];                               \
         }                                                                                          \
     }
@@ -640,15 +655,10 @@ static void sk_inner_sum_half_row(const sk_scatter_job *job, int tid, int64_t r)
                                 : job->inner_rows + tid * job->inner_rows_stride;
     if (job->inner_rows && job->copy_src) /* a single row: copied here (see sk_scatter_claimed) */
         memcpy(o, job->copy_src + (size_t)(r * p->linear_stride[0]) * 2, (size_t)n * 2);
-    if (bf16) for (int64_t k = 0; k < n; k++) acc[k] = sk_bf16_to_f32(o[k * cts]);
-    else for (int64_t k = 0; k < n; k++) acc[k] = sk_f16_to_f32(o[k * cts]);
+    sk_half_run_to_f32(acc, o, cts, n, bf16);
     if (job->inner_index16) sk_inner_sum_half_uint16_t(acc, u, job->inner_index, L, bf16);
     else sk_inner_sum_half_int32_t(acc, u, job->inner_index, L, bf16);
-    const unsigned nan_above = bf16 ? 0x7f80u : 0x7c00u;
-    for (int64_t k = 0; k < n; k++) {
-        if (acc[k] != acc[k] && (o[k * cts] & 0x7fffu) > nan_above) continue;
-        o[k * cts] = bf16 ? sk_f32_to_bf16(acc[k]) : sk_f32_to_f16(acc[k]);
-    }
+    sk_f32_run_to_half(o, cts, o, cts, acc, n, bf16);
 }
 
 /* Four float rows at once through a buffer sc[n][4] that interleaves them:
@@ -728,7 +738,6 @@ SK_HOT static void sk_inner_sum_half4(const sk_scatter_job *job, int tid, int64_
     const sk_plan *p = job->p;
     const int64_t L = p->shape[1], n = p->comp_size[0], ls = p->linear_stride[0];
     const bool bf16 = p->dtype == SK_DTYPE_BFLOAT16;
-    const unsigned nan_above = bf16 ? 0x7f80u : 0x7c00u;
     float *restrict sc = job->inner_rows + (int64_t)tid * job->inner_rows_stride;
     uint16_t *o[4];
     const uint16_t *from[4], *u[4];
@@ -740,46 +749,24 @@ SK_HOT static void sk_inner_sum_half4(const sk_scatter_job *job, int tid, int64_
     enum { STRIP = 512 };
     float ub[4][STRIP];
     const float *const up[4] = {ub[0], ub[1], ub[2], ub[3]};
-    /* every conversion runs a strip of one row at a time (loops that
-     * vectorise); the interleaving is plain moves */
-#define SK_CONVERT_STRIPS(FROM, K0, M)                                                             \
-    for (int q = 0; q < 4; q++) {                                                                  \
-        const uint16_t *h_ = (FROM)[q] + (K0);                                                     \
-        if (bf16) for (int64_t k = 0; k < (M); k++) ub[q][k] = sk_bf16_to_f32(h_[k]);              \
-        else for (int64_t k = 0; k < (M); k++) ub[q][k] = sk_f16_to_f32(h_[k]);                    \
-    }
+    /* conversions a strip of one row at a time; the interleaving is plain moves */
     for (int64_t k0 = 0; k0 < n; k0 += STRIP) {
         int64_t m = n - k0 < STRIP ? n - k0 : STRIP;
-        SK_CONVERT_STRIPS(from, k0, m)
+        for (int q = 0; q < 4; q++) sk_half_run_to_f32(ub[q], from[q] + k0, 1, m, bf16);
         for (int64_t k = 0; k < m; k++)
             for (int q = 0; q < 4; q++) sc[4 * (k0 + k) + q] = ub[q][k];
     }
     for (int64_t j0 = 0; j0 < L; j0 += STRIP) {
         int64_t m = L - j0 < STRIP ? L - j0 : STRIP;
-        SK_CONVERT_STRIPS(u, j0, m)
+        for (int q = 0; q < 4; q++) sk_half_run_to_f32(ub[q], u[q] + j0, 1, m, bf16);
         if (job->inner_index16) sk_inner_acc4_uint16_t(sc, up, (const uint16_t *)job->inner_index + j0, m);
         else sk_inner_acc4_int32_t(sc, up, (const int32_t *)job->inner_index + j0, m);
     }
-#undef SK_CONVERT_STRIPS
     for (int64_t k0 = 0; k0 < n; k0 += STRIP) {
         int64_t m = n - k0 < STRIP ? n - k0 : STRIP;
         for (int64_t k = 0; k < m; k++)
             for (int q = 0; q < 4; q++) ub[q][k] = sc[4 * (k0 + k) + q];
-        for (int q = 0; q < 4; q++) {
-            const uint16_t *old = from[q] + k0;
-            uint16_t *dst = o[q] + k0;
-            /* masks, so that it vectorises */
-#define SK_ROUND_BACK(CVT)                                                                         \
-    for (int64_t k = 0; k < m; k++) {                                                              \
-        float v = ub[q][k];                                                                        \
-        uint16_t h = CVT(v), b = old[k];                                                           \
-        uint16_t keep = (uint16_t)(0u - (unsigned)((v != v) & ((b & 0x7fffu) > nan_above)));       \
-        dst[k] = (uint16_t)((b & keep) | (h & (uint16_t)~keep));                                   \
-    }
-            if (bf16) SK_ROUND_BACK(sk_f32_to_bf16)
-            else SK_ROUND_BACK(sk_f32_to_f16)
-#undef SK_ROUND_BACK
-        }
+        for (int q = 0; q < 4; q++) sk_f32_run_to_half(o[q] + k0, 1, from[q] + k0, 1, ub[q], m, bf16);
     }
 }
 #define SK_HAVE_INNER_SUM4 1
@@ -1093,19 +1080,22 @@ SK_INLINE void sk_block_tight(const sk_blocks_job *job, int64_t r0, int64_t r1, 
  * the next group's runs asked for meanwhile). The rows are then applied
  * from the buffer in the same order as by sk_block_tight, so the bits are
  * the same. index_add of [2^20, 32] float32 updates given as the transpose
- * of a [32, 2^20] tensor, in Python at 2 threads: 225 -> 25 ms (PyTorch 205). */
+ * of a [32, 2^20] tensor, in Python at 2 threads: 225 -> 40-70 ms (PyTorch
+ * 205-395). */
 enum { SK_BLOCK_PACK_BYTES = 16384 };
 
+/* Rows [g0, g0 + rows) of a strided src (row stride ds, column stride dj,
+ * in elements) into buf, row-major: each column's run of the group in order,
+ * the next group's run asked for first when `ahead`. */
 static void sk_pack_rows(char *restrict buf, const char *src, int64_t g0, int64_t rows, int64_t ds,
                          int64_t dj, int64_t len, size_t es, bool ahead) {
-#define SK_PACK(T)                                                                                     do {                                                                                                   T *restrict b = (T *)(void *)buf;                                                                  for (int64_t j = 0; j < len; j++) {                                                                    const T *c = (const T *)(const void *)src + (g0 * ds + j * dj);                                    if (ahead) /* the column's run of the next group: its lines follow these */                           for (int64_t o = 0; o < rows * (int64_t)sizeof(T); o += 64)                                            __builtin_prefetch((const char *)(c + rows) + o, 0, 2);                                    for (int64_t r = 0; r < rows; r++) b[r * len + j] = c[r * ds];                                 }                                                                                              } while (0)
-    switch (es) {
-    case 1: SK_PACK(uint8_t); break;
-    case 2: SK_PACK(uint16_t); break;
-    case 4: SK_PACK(uint32_t); break;
-    default: SK_PACK(uint64_t); break;
+    for (int64_t j = 0; j < len; j++) {
+        const char *c = src + (ptrdiff_t)(g0 * ds + j * dj) * (ptrdiff_t)es;
+        if (ahead) /* its lines follow these */
+            for (size_t o = 0; o < (size_t)rows * es; o += 64)
+                __builtin_prefetch(c + (size_t)rows * es + o, 0, 2);
+        sk_move(buf + (size_t)j * es, len, c, ds, rows, es, false);
     }
-#undef SK_PACK
 }
 
 SK_INLINE void sk_block_packed(const sk_blocks_job *job, int64_t r0, int64_t r1, int64_t klo,
@@ -1262,10 +1252,7 @@ SK_INLINE void sk_block_merge(const sk_blocks_job *job, int64_t klo, int64_t khi
             for (int64_t j0 = 0; j0 < len; j0 += STRIP) {
                 int64_t n = len - j0 < STRIP ? len - j0 : STRIP;
                 bool have = p->include_self;
-                if (have)
-                    for (int64_t j = 0; j < n; j++)
-                        a[j] = DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(oh[j0 + j])
-                                                       : sk_f16_to_f32(oh[j0 + j]);
+                if (have) sk_half_run_to_f32(a, oh + j0, 1, n, DT == SK_DTYPE_BFLOAT16);
                 for (int b = 0; b < nb; b++) {
                     if (job->cnt[b][k] == 0) continue;
                     const float *pv = (const float *)(const void *)job->part[b] + k * len + j0;
@@ -1275,16 +1262,8 @@ SK_INLINE void sk_block_merge(const sk_blocks_job *job, int64_t klo, int64_t khi
                 }
                 if (RED == SK_REDUCE_MEAN)
                     for (int64_t j = 0; j < n; j++) a[j] = a[j] / (float)(total + self);
-                /* a NaN already in out keeps its bits when the result is NaN,
-                 * as in sk_scatter_finish (float32 would make it quiet) */
-                const unsigned nan_above = DT == SK_DTYPE_BFLOAT16 ? 0x7f80u : 0x7c00u;
-                for (int64_t j = 0; j < n; j++) { /* masks, so that it vectorises */
-                    uint16_t b = oh[j0 + j], h = DT == SK_DTYPE_BFLOAT16 ? sk_f32_to_bf16(a[j])
-                                                                          : sk_f32_to_f16(a[j]);
-                    uint16_t keep =
-                        (uint16_t)(0u - (unsigned)((a[j] != a[j]) & ((b & 0x7fffu) > nan_above)));
-                    oh[j0 + j] = (uint16_t)((b & keep) | (h & (uint16_t)~keep));
-                }
+                /* a NaN already in out keeps its bits (sk_half_round) */
+                sk_f32_run_to_half(oh + j0, 1, oh + j0, 1, a, n, DT == SK_DTYPE_BFLOAT16);
             }
             continue;
         }
@@ -1546,7 +1525,7 @@ static void sk_winners_write(void *arg, int tid, int64_t chunk, int64_t t0, int6
 static bool sk_run_winners(const sk_plan *p, const sk_tensor *copy_from, int nthreads) {
     if (p->reduce != SK_REDUCE_NONE || p->invalid || p->ndim != 2 || p->ncomp != 1 ||
         !sk_scatter_is_rows(p) || p->target_stride[0] != 0 || p->linear_stride[0] != 0 ||
-        p->dense_stride[1] > 1 || p->dense_stride[1] < 0)
+        (p->dense_stride[1] != 0 && p->dense_stride[1] != 1)) /* src rows whole, or one value */
         return false;
     sk_winners_job job = {p, NULL, 1, p->shape[0], p->comp_size[0], p->shape[1], NULL};
     /* enough update rows to repay the pass, and targets few enough that
