@@ -113,9 +113,7 @@ static void *sk_pack_row_major(const sk_tensor *t, double budget, int nthreads, 
  * contiguous (a transposed x): every element read is a line, usually a page,
  * of its own. Such an x is first copied row-major into scratch within 16
  * bytes per index element: 1024 x 4096 float32 at 2 threads 49-69 ms before,
- * PyTorch 57-97 (DESIGN.md). An index whose last dimension is transposed is
- * copied too, within what is left of the budget (its elements, read a line
- * each, made gather along the last axis 0.86x PyTorch). */
+ * PyTorch 57-97 (DESIGN.md). */
 static void *sk_gather_pack_x(const sk_tensor *x, const sk_tensor *index, const int32_t *wrapped,
                               int32_t naxes, bool has_comp_dim, int nthreads, sk_tensor *packed,
                               size_t *bytes) {
@@ -154,7 +152,8 @@ static sk_status sk_gather_impl(const char *op, const sk_tensor *x, const sk_ten
         int nt = sk_threads_for(opts);
         scratch = sk_gather_pack_x(x, index, wrapped, naxes, has_comp_dim, nt, &packed,
                                    &packed_bytes);
-        if (!has_comp_dim) {
+        if (!has_comp_dim) { /* a transposed index too, in what is left of the budget
+                              * (read a line per element, it made W1's shape 0.86x PyTorch) */
             double left = 16.0 * (double)sk_tensor_numel(index) - (double)packed_bytes;
             scratch_index = sk_pack_row_major(index, left, nt, &packed_index, &packed_index_bytes);
         }
