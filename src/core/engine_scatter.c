@@ -1052,14 +1052,14 @@ SK_INLINE void sk_block_tight(const sk_blocks_job *job, int64_t r0, int64_t r1, 
     const char *src = rp->dense;
     const int64_t *ix64 = (const int64_t *)rp->index;
     const int32_t *ix32 = (const int32_t *)rp->index;
-    enum { AHEAD = 16 };
+    enum { AHEAD = 16, AHEAD_L2 = SK_ROWS_AHEAD };
     for (int64_t r = r0; r < r1; r++) {
-        if (r + AHEAD < r1) { /* a negative value prefetches a harmless wrong line */
-            int64_t va = IS64 ? ix64[(r + AHEAD) * is] : ix32[(r + AHEAD) * is];
-            const char *q = base + va * (ptrdiff_t)vstride;
-            if (whole || (uint64_t)((va + (va < 0 ? n : 0)) * cks - klo) < (uint64_t)(khi - klo)) {
-                for (size_t o = 0; o < part_row; o += 64) __builtin_prefetch(q + o, 1);
-            }
+        if (r + AHEAD_L2 < r1) { /* a negative value prefetches a harmless wrong line */
+            int64_t va = IS64 ? ix64[(r + AHEAD_L2) * is] : ix32[(r + AHEAD_L2) * is];
+            if (whole || (uint64_t)((va + (va < 0 ? n : 0)) * cks - klo) < (uint64_t)(khi - klo))
+                sk_prefetch_row_l2(base + va * (ptrdiff_t)vstride, part_row);
+        }
+        if (r + AHEAD < r1) {
             /* src is read once: asked for with the non-temporal hint, so
              * that it displaces fewer of the target rows from the caches
              * (W5, one process: 21-29 against 23-34 ms) */
@@ -1109,16 +1109,15 @@ SK_INLINE void sk_block_packed(const sk_blocks_job *job, int64_t r0, int64_t r1,
     const bool whole = klo == 0 && khi == job->nkeys;
     const int64_t group = SK_BLOCK_PACK_BYTES / (len * (int64_t)ES);
     _Alignas(64) char buf[SK_BLOCK_PACK_BYTES];
-    enum { AHEAD = 16 };
+    enum { AHEAD = SK_ROWS_AHEAD };
     for (int64_t g0 = r0; g0 < r1; g0 += group) {
         int64_t g1 = g0 + group < r1 ? g0 + group : r1;
         sk_pack_rows(buf, rp->dense, g0, g1 - g0, ds, job->src_col, len, ES, ds == 1 && g1 < r1);
         for (int64_t r = g0; r < g1; r++) {
             if (r + AHEAD < r1) {
                 int64_t va = sk_load_index(rp->index, rp->index_is64, (r + AHEAD) * is);
-                const char *q = base + va * (ptrdiff_t)vstride;
                 if (whole || (uint64_t)((va + (va < 0 ? n : 0)) * cks - klo) < (uint64_t)(khi - klo))
-                    for (size_t o = 0; o < part_row; o += 64) __builtin_prefetch(q + o, 1);
+                    sk_prefetch_row_l2(base + va * (ptrdiff_t)vstride, part_row);
             }
             int64_t v = sk_load_index(rp->index, rp->index_is64, r * is);
             v += v < 0 ? n : 0;
@@ -1170,7 +1169,7 @@ SK_INLINE void sk_block_walk(const sk_blocks_job *job, int b, int64_t klo, int64
     const int d = rp->ndim - 1;
     const int64_t ds = rp->dense_stride[d], ts = rp->target_stride[d], ks = rp->linear_stride[d],
                   is = rp->index_stride[d];
-    enum { AHEAD = 16 };
+    enum { AHEAD = SK_ROWS_AHEAD };
     if (sk_block_is_tight(rp)) {
         char *base = part ? part : p->target;
         size_t vstride = part ? (size_t)(rp->comp_linear_stride[0] * len) * PES
@@ -1203,7 +1202,7 @@ SK_INLINE void sk_block_walk(const sk_blocks_job *job, int b, int64_t klo, int64
                 if (sk_plan_resolve(rp, c.index + (r + AHEAD) * is, &t, &k) && k >= klo &&
                     k < khi) {
                     const char *q = part ? part + (size_t)(k * len) * PES : p->target + (size_t)t * ES;
-                    for (size_t o = 0; o < row_bytes && o < 256; o += 64) __builtin_prefetch(q + o, 1);
+                    sk_prefetch_row_l2(q, row_bytes < 256 ? row_bytes : 256);
                 }
             }
             int64_t t = c.target + r * ts, k = c.linear + r * ks;

@@ -22,6 +22,7 @@ sk_status sk_gather_execute(sk_plan *p, const sk_plan *lin, const sk_index_check
     if (lin) return sk_run_gather_backward(p, lin, grad_x, nthreads);
     /* rows of an out far larger than the caches are written around them */
     p->stream = sk_plan_numel(p) * (int64_t)p->elem_size >= SK_STREAM_MIN_BYTES;
+    p->past_l2 = sk_plan_numel(p) * (int64_t)p->elem_size >= SK_PAST_L2_BYTES;
     if (opts && (opts->flags & SK_OPTION_FRESH_OUT)) {
         /* a fresh out is dense: the plan's out strides span exactly its bytes */
         int64_t lo = 0, hi = 0;

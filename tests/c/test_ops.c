@@ -495,35 +495,42 @@ static void gather_errors(void) {
 
 /* Along the last axis into an out of 32 MiB or more: 4- and 8-byte elements
  * are streamed 16 bytes at a time once out is 16-byte aligned (out starts
- * one element off here), and a block with negative values takes the careful
- * loop. */
+ * one element off here), 4-byte ones through the AVX2 gather where the CPU
+ * has it, whose blocks check their values as they load them; a block with
+ * negative values takes the careful loop. Then a bad value (past n, below -n,
+ * past 2^32) in the middle of a block, in its last elements or in the last
+ * block is an error, with or without a fresh out. */
 static void gather_streamed_last_axis(void) {
     enum { C = 8192 };
-    for (int wide = 0; wide < 2; wide++) {
-        size_t es = wide ? 8 : 4;
+    for (int variant = 0; variant < 3; variant++) {
+        bool wide = variant == 1, i32 = variant == 2;
+        size_t es = wide ? 8 : 4, is = i32 ? 4 : 8;
         int64_t R = (int64_t)((32u << 20) / (C * es)) + 1;
         char *x = malloc((size_t)(R * C) * es);
-        int64_t *idx = malloc((size_t)(R * C) * sizeof(int64_t));
+        char *idx = malloc((size_t)(R * C) * is);
         char *buf = malloc((size_t)(R * C + 2) * es);
         if (!x || !idx || !buf) skt_fail("gather (streamed last axis): out of memory");
         for (int64_t k = 0; k < R * C; k++) {
             if (wide) ((double *)(void *)x)[k] = (double)k;
             else ((float *)(void *)x)[k] = (float)k;
             int64_t v = (k * 7919 + k / C) % C;
-            idx[k] = (k / 512) % 7 == 3 && k % 5 == 0 ? v - C : v;
+            v = (k / 512) % 7 == 3 && k % 5 == 0 ? v - C : v;
+            if (i32) ((int32_t *)(void *)idx)[k] = (int32_t)v;
+            else ((int64_t *)(void *)idx)[k] = v;
         }
         memset(buf, 0xAB, (size_t)(R * C + 2) * es);
         sk_tensor tx, ti, to;
         const int64_t shape[2] = {R, C};
         sk_tensor_init(&tx, x, wide ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32, 2, shape, NULL);
-        sk_tensor_init(&ti, idx, SK_DTYPE_INT64, 2, shape, NULL);
+        sk_tensor_init(&ti, idx, i32 ? SK_DTYPE_INT32 : SK_DTYPE_INT64, 2, shape, NULL);
         sk_tensor_init(&to, buf + es, wide ? SK_DTYPE_FLOAT64 : SK_DTYPE_FLOAT32, 2, shape, NULL);
         sk_options opts = {0};
         opts.num_threads = 2;
         if (sk_gather(&tx, &ti, 1, SK_INDEX_MODE_ERROR, NULL, &to, &opts))
             skt_fail("gather (streamed last axis): %s", sk_last_error());
         for (int64_t k = 0; k < R * C; k++) {
-            int64_t v = idx[k] < 0 ? idx[k] + C : idx[k];
+            int64_t v = i32 ? ((int32_t *)(void *)idx)[k] : ((int64_t *)(void *)idx)[k];
+            v += v < 0 ? C : 0;
             int64_t src = (k / C) * C + v;
             bool same = wide ? ((double *)(void *)(buf + es))[k] == ((double *)(void *)x)[src]
                              : ((float *)(void *)(buf + es))[k] == ((float *)(void *)x)[src];
@@ -533,6 +540,22 @@ static void gather_streamed_last_axis(void) {
         for (size_t b = 0; b < es; b++)
             if ((unsigned char)buf[b] != 0xAB || (unsigned char)buf[(size_t)(R * C + 1) * es + b] != 0xAB)
                 skt_fail("gather (streamed last axis): wrote outside out");
+        const int64_t bad[] = {C, -C - 1, (int64_t)1 << 32};
+        const int64_t at[] = {C * 3 + 700, C * 5 + 511, R * C - 1};
+        for (int k = 0; k < 3 * 3 * 2; k++) {
+            int64_t value = bad[k % 3], pos = at[(k / 3) % 3];
+            if (i32 && value > INT32_MAX) continue;
+            int64_t kept = i32 ? ((int32_t *)(void *)idx)[pos] : ((int64_t *)(void *)idx)[pos];
+            if (i32) ((int32_t *)(void *)idx)[pos] = (int32_t)value;
+            else ((int64_t *)(void *)idx)[pos] = value;
+            opts.flags = k >= 9 ? SK_OPTION_FRESH_OUT : 0;
+            if (sk_gather(&tx, &ti, 1, SK_INDEX_MODE_ERROR, NULL, &to, &opts) !=
+                SK_STATUS_INDEX_OUT_OF_RANGE)
+                skt_fail("gather (streamed last axis, %d-byte, int%d index): value %lld at %lld "
+                         "not reported", (int)es, (int)is * 8, (long long)value, (long long)pos);
+            if (i32) ((int32_t *)(void *)idx)[pos] = (int32_t)kept;
+            else ((int64_t *)(void *)idx)[pos] = kept;
+        }
         free(x);
         free(idx);
         free(buf);
