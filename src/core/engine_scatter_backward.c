@@ -258,9 +258,10 @@ static void sk_bwd_task(void *arg, int tid, int nthreads) {
  *      targets (amax/amin: where it equals the result, else 0).
  * Each gradient element is still computed once, by one thread, from the same
  * operations as the walk: the same bits for any thread count. The target
- * rows of the row AHEAD rows on are prefetched. W13 backward in C, 2
- * threads: 80-100 against 550-690 ms; sum without self 55-75 against
- * 180-300. */
+ * rows of the row AHEAD rows on are prefetched into L2 (sk_prefetch_row_l2;
+ * W13 in Python at 2 threads: 65-80 against 95-102 ms with L1 prefetches 16
+ * rows ahead). W13 backward in C, 2 threads, before that: 80-100 against
+ * 550-690 ms for the walk; sum without self 55-75 against 180-300. */
 typedef struct {
     const sk_plan *p;
     int64_t rows, len;
@@ -292,8 +293,7 @@ SK_INLINE uintptr_t sk_bwd_row_guess(const sk_plan *p, int64_t r) {
 /* The address is computed in integers: a guess from a value out of range
  * (DROP mode) may lie anywhere, and is only prefetched, never read. */
 SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, size_t es) {
-    uintptr_t q = (uintptr_t)base + at * es;
-    for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch((const void *)(q + b));
+    sk_prefetch_row_l2((const void *)((uintptr_t)base + at * es), bytes);
 }
 
 /* An element k of a caller's tensor (src, grad_src, grad_x) in the working
@@ -325,7 +325,7 @@ SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, siz
         int64_t lo, hi, len = job->len;                                                           \
         sk_partition(job->n, tid, nthreads, &lo, &hi);                                            \
         for (int64_t t = lo; t < hi; t++) cnt[t] = x_ties ? SK_BWD_TIE(xd[t], od[t]) : 0;         \
-        enum { AHEAD = 16 };                                                                      \
+        enum { AHEAD = SK_ROWS_AHEAD };                                                           \
         for (int64_t r = 0; r < job->rows; r++) {                                                 \
             if (r + AHEAD < job->rows) {                                                          \
                 uintptr_t t = sk_bwd_row_guess(p, r + AHEAD);                                     \
@@ -380,7 +380,7 @@ SK_INLINE void sk_bwd_prefetch(const void *base, uintptr_t at, size_t bytes, siz
         int64_t len = job->len;                                                                   \
         (void)tid;                                                                                \
         (void)chunk;                                                                              \
-        enum { AHEAD = 16 };                                                                      \
+        enum { AHEAD = SK_ROWS_AHEAD };                                                           \
         for (int64_t r = lo; r < hi; r++) {                                                       \
             if (r + AHEAD < hi) {                                                                 \
                 uintptr_t t = sk_bwd_row_guess(p, r + AHEAD);                                     \
