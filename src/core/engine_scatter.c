@@ -1091,9 +1091,7 @@ static void sk_pack_rows(char *restrict buf, const char *src, int64_t g0, int64_
                          int64_t dj, int64_t len, size_t es, bool ahead) {
     for (int64_t j = 0; j < len; j++) {
         const char *c = src + (ptrdiff_t)(g0 * ds + j * dj) * (ptrdiff_t)es;
-        if (ahead) /* its lines follow these */
-            for (size_t o = 0; o < (size_t)rows * es; o += 64)
-                __builtin_prefetch(c + (size_t)rows * es + o, 0, 2);
+        if (ahead) sk_prefetch_row_l2(c + (size_t)rows * es, (size_t)rows * es); /* follows these */
         sk_move(buf + (size_t)j * es, len, c, ds, rows, es, false);
     }
 }
@@ -1733,7 +1731,8 @@ static sk_status sk_run_scatter_plan(sk_plan *p, const sk_tensor *copy_from, int
     }
     sk_scratch_put(index_copy, index_copy_bytes);
     if (job.pack) sk_scratch_put(job.pack, (size_t)nt * job.pack_bytes);
-    if (job.inner_rows) sk_scratch_put(job.inner_rows, (size_t)nt * 16u * (size_t)n);
+    if (job.inner_rows) /* as sk_inner_rows4 took it */
+        sk_scratch_put(job.inner_rows, (size_t)nt * (size_t)job.inner_rows_stride * sizeof(float));
     if (job.half_rows) sk_scratch_put(job.half_rows, half_rows_bytes);
     for (int t = 0; t < nt; t++) {
         sk_scratch_put(job.acc[t], (size_t)job.chunk * sizeof(float));
