@@ -144,7 +144,11 @@ typedef struct sk_options {
 
 /* Process-wide thread count. Default: the CPUs this process may run on, or
  * the environment variable SCATTERKIT_NUM_THREADS when set. n < 1 resets to
- * that default; counts above 256 (here and in sk_options) mean 256. */
+ * that default; counts above 256 (here and in sk_options) mean 256.
+ * After a parallel call the library's threads poll for the next one for
+ * SCATTERKIT_SPIN_US microseconds (read once; default 2000, 0: never) before
+ * they sleep, yielding the CPU to any other runnable thread: waking a
+ * sleeping thread can cost a millisecond. */
 SK_API sk_status sk_set_num_threads(int32_t n);
 SK_API int32_t sk_get_num_threads(void);
 

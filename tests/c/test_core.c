@@ -1,10 +1,11 @@
 /*
  * test_core.c - the core of the C API: float16/bfloat16 conversion, status
  * strings, the thread-local last error, dtypes, the tensor descriptor,
- * DLPack conversion and the thread-count setting.
+ * DLPack conversion, the thread-count setting and the thread pool's wakes.
  *
  * Usage: test_core <part> | all. Each part is its own ctest test.
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "harness.h"
 
 #include <math.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static uint32_t f2u(float f) {
     uint32_t u;
@@ -557,6 +559,45 @@ static void test_env_threads(void) {
               (int)sk_get_num_threads(), want);
 }
 
+/* The pool's workers poll for the next job for SCATTERKIT_SPIN_US after a
+ * call, then sleep (threads.c). Parallel calls come here back to back and
+ * after gaps shorter and longer than the polling time, with 2, 3 and 4
+ * threads, so a worker takes its job both while polling and after sleeping;
+ * a lost wake-up would hang the test (ctest's timeout), a stale job would
+ * give a wrong copy. ctest also runs it with SCATTERKIT_SPIN_US=0 (always
+ * sleep) and 500 (gaps of 1 and 3 ms outlast the polling). */
+static void test_pool_wakes(void) {
+    enum { N = 1 << 18 };
+    float *a = malloc((size_t)N * sizeof(float)), *b = malloc((size_t)N * sizeof(float));
+    if (!a || !b) {
+        skt_fail("pool_wakes: out of memory");
+        free(a);
+        free(b);
+        return;
+    }
+    sk_tensor ta, tb;
+    const int64_t shape[1] = {N};
+    sk_tensor_init(&ta, a, SK_DTYPE_FLOAT32, 1, shape, NULL);
+    sk_tensor_init(&tb, b, SK_DTYPE_FLOAT32, 1, shape, NULL);
+    const long gaps_us[] = {0, 100, 1000, 3000};
+    for (int round = 0; round < 24; round++) {
+        for (int64_t k = 0; k < N; k++) a[k] = (float)((k * 31 + round) % 1009);
+        memset(b, 0xFF, (size_t)N * sizeof(float));
+        long us = gaps_us[round % 4];
+        struct timespec gap = {0, us * 1000};
+        if (us) nanosleep(&gap, NULL);
+        sk_options opts = {0};
+        opts.num_threads = 2 + round % 3;
+        sk_status st = sk_copy(&ta, &tb, &opts);
+        SKT_CHECK(st == SK_STATUS_OK, "copy, round %d: %s", round, sk_last_error());
+        SKT_CHECK(memcmp(a, b, (size_t)N * sizeof(float)) == 0,
+                  "round %d (%d threads, after %ld us): the copy differs", round,
+                  (int)opts.num_threads, us);
+    }
+    free(a);
+    free(b);
+}
+
 /* Large scratch is kept between calls (memory.c): a blocked row scatter
  * (partials of 1.5 MB) run twice gives the same exact sums from a reused
  * block, and sk_release_cached_memory gives the blocks back. Under
@@ -631,6 +672,7 @@ static const struct {
     {"tensor", test_tensor, true},
     {"dlpack", test_dlpack, true},
     {"threads", test_threads, true},
+    {"pool_wakes", test_pool_wakes, true},
     {"scratch_cache", test_scratch_cache, true},
     {"env_threads", test_env_threads, false},
 };
