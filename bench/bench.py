@@ -664,10 +664,15 @@ WORKLOADS = [
 # ----------------------------------------------------------------------------
 # copy bandwidth probe
 
-def copy_probe(n, quick):
-    """Median time of a large contiguous float32 copy at n threads, counting
-    bytes read + bytes written. Uses scatterkit's parallel copy when exposed."""
-    set_threads(n)
+PROBE = {}  # the probe's tensors and copy function, made once (copy_fn)
+
+
+def copy_fn(quick):
+    """The copy the probe times: scatterkit's parallel copy when exposed,
+    else torch's copy_, of a 256 MiB float32 tensor (1/8 with --quick).
+    Returns (fn, numel, method, why); the tensors are made once."""
+    if "fn" in PROBE:
+        return PROBE["fn"], PROBE["numel"], PROBE["method"], PROBE["why"]
     numel = (256 * MIB // 4) // (8 if quick else 1)
     g = _gen(99)
     src = torch.rand(numel, generator=g)
@@ -688,6 +693,15 @@ def copy_probe(n, quick):
         why = "scatterkit not importable"
     else:
         why = "scatterkit._C.copy not exposed"
+    PROBE.update(fn=fn, numel=numel, method=method, why=why)
+    return fn, numel, method, why
+
+
+def copy_probe(n, quick):
+    """Median time of a large contiguous float32 copy at n threads, counting
+    bytes read + bytes written. Uses scatterkit's parallel copy when exposed."""
+    set_threads(n)
+    fn, numel, method, why = copy_fn(quick)
     fn()
     ts = run_blocks({"copy": (fn, None)}, REPS)["copy"]
     t = statistics.median(ts)
@@ -764,7 +778,14 @@ def measure(case, n, first, state, do_numpy):
     del ref, ref_check
     reps = 3 if (slow_sk or slow_th) else REPS
     row["reps"] = reps
+    # the copy probe runs in the same mirrored blocks (torch, scatterkit,
+    # copy, copy, scatterkit, torch), so that the fraction of copy bandwidth
+    # compares times of the same phases of the shared machine
+    cfn, cnumel = copy_fn(state["quick"])[:2]
+    libs["copy"] = (cfn, None)
     times = run_blocks(libs, reps)
+    row["copy_times_ms"] = [t * 1e3 for t in times["copy"]]
+    row["copy_gbps_local"] = 2 * cnumel * 4 / statistics.median(times["copy"]) / 1e9
     row["torch_ms"] = median_ms(times["torch"])
     row["torch_times_ms"] = [t * 1e3 for t in times["torch"]]
     if sk_ok:
@@ -807,13 +828,20 @@ def ref_for_numpy(case):
     return _as_list(r)[0].detach().clone()
 
 
-def finish_row(row, copy_bw):
+def finish_row(row, run_copy_bw):
+    """Fractions of the copy bandwidth: against the probe timed beside the
+    workload (frac copy; the targets), and against the run's probe (the
+    higher of its start and end figures: frac run)."""
     b = row["bytes"]
+    copy_bw = row.get("copy_gbps_local") or run_copy_bw
     row["copy_gbps"] = copy_bw
+    row["copy_gbps_run"] = run_copy_bw
     for lib in ("sk", "torch", "numpy"):
         ms = row.get(lib + "_ms")
         row[lib + "_gbps"] = b / (ms * 1e-3) / 1e9 if ms else None
         row[lib + "_frac_copy"] = row[lib + "_gbps"] / copy_bw if ms and copy_bw else None
+        row[lib + "_frac_copy_run"] = row[lib + "_gbps"] / run_copy_bw \
+            if ms and run_copy_bw else None
     row["speedup_vs_torch"] = row["torch_ms"] / row["sk_ms"] \
         if row.get("sk_ms") and row.get("torch_ms") else None
     e = row.get("extra_bytes")
@@ -831,12 +859,16 @@ def fmt(v, spec, dash="-"):
 
 def print_table(rows, n, copy):
     print()
-    print("== %d thread%s | copy bandwidth %.2f GB/s (%s%s) ==" % (
-        n, "" if n == 1 else "s", copy["gbps"], copy["method"],
+    ends = ""
+    if "gbps_start" in copy:
+        ends = ", the higher of %.2f at the start and %.2f at the end" % (
+            copy["gbps_start"], copy["gbps_end"])
+    print("== %d thread%s | run's copy probe %.2f GB/s (%s%s%s) ==" % (
+        n, "" if n == 1 else "s", copy["gbps"], copy["method"], ends,
         "; " + copy["fallback_reason"] if copy["fallback_reason"] else ""))
     hdr = ("workload", "thr", "sk ms", "torch ms", "numpy ms", "speed-up", "sk GB/s",
-           "frac copy", "extra MB", "B/idx", "check")
-    w = (9, 3, 9, 9, 10, 8, 8, 9, 8, 7, 0)
+           "copy GB/s", "frac copy", "frac run", "extra MB", "B/idx", "check")
+    w = (9, 3, 9, 9, 10, 8, 8, 9, 9, 8, 8, 7, 0)
     line = lambda cols: "  ".join(  # noqa: E731
         (c.ljust(k) if i == 0 or i == len(w) - 1 else c.rjust(k))
         for i, (c, k) in enumerate(zip(cols, w))).rstrip()
@@ -852,10 +884,13 @@ def print_table(rows, n, copy):
                 "n/a" if na else fmt(r.get("sk_ms"), ".2f"),
                 fmt(r.get("torch_ms"), ".2f"), npms,
                 fmt(r.get("speedup_vs_torch"), ".2f") + "x" if r.get("speedup_vs_torch") else "-",
-                fmt(r.get("sk_gbps"), ".1f"), fmt(r.get("sk_frac_copy"), ".0%"),
+                fmt(r.get("sk_gbps"), ".1f"), fmt(r.get("copy_gbps"), ".1f"),
+                fmt(r.get("sk_frac_copy"), ".0%"), fmt(r.get("sk_frac_copy_run"), ".0%"),
                 fmt(r.get("extra_mb"), ".1f"), fmt(r.get("extra_bytes_per_index"), ".2f"),
                 ("!!! " + r["check"] + " !!!") if loud else r["check"]]
         print(line(cols))
+    print("  copy GB/s: the copy probe timed in the same blocks as the workload (frac copy, "
+          "the targets); frac run: against the run's probe above")
     notes = sorted({r["note"] for r in rows if r["note"]})
     if notes:
         print("  W1/W7/W12 (gather-type, return a new tensor): " + ", ".join(notes))
@@ -1063,7 +1098,7 @@ def main():
                 print("%s: could not build inputs: %s" % (wid, e))
                 traceback.print_exc()
                 continue
-            state = {"first_threads": threads[0]}
+            state = {"first_threads": threads[0], "quick": args.quick}
             for k, n in enumerate(threads):
                 try:
                     row = measure(case, n, k == 0, state, do_numpy=(k == 0))
