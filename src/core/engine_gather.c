@@ -304,7 +304,8 @@ SK_INLINE void sk_gather_varying(const sk_plan *p, const sk_cursor *c, int64_t r
         const T *x_ = (const T *)(const void *)base;                                               \
         const IT *ix_ = (const IT *)p->index + c->index;                                           \
         if (ds == 1 && is == 1 && ts == 0 && cts == 1 && n > 0) {                                   \
-            if (sk_gather_last_axis_##T##_##IT(o_, x_, ix_, run, n, p->stream, p->past_l2)) break;             \
+            if (sk_gather_last_axis_##T##_##IT(o_, x_, ix_, run, n, p->stream, p->past_l2))        \
+                break;                                                                             \
         }                                                                                          \
         for (int64_t j = 0; j < run; j++) {                                                        \
             int64_t v = ix_[j * is];                                                               \

@@ -1052,18 +1052,19 @@ SK_INLINE void sk_block_tight(const sk_blocks_job *job, int64_t r0, int64_t r1, 
     const char *src = rp->dense;
     const int64_t *ix64 = (const int64_t *)rp->index;
     const int32_t *ix32 = (const int32_t *)rp->index;
-    enum { AHEAD = 16, AHEAD_L2 = SK_ROWS_AHEAD };
+    /* target rows are random (into L2, far ahead); src is a stream (near) */
+    enum { TARGET_AHEAD = SK_ROWS_AHEAD, SRC_AHEAD = 16 };
     for (int64_t r = r0; r < r1; r++) {
-        if (r + AHEAD_L2 < r1) { /* a negative value prefetches a harmless wrong line */
-            int64_t va = IS64 ? ix64[(r + AHEAD_L2) * is] : ix32[(r + AHEAD_L2) * is];
+        if (r + TARGET_AHEAD < r1) { /* a negative value prefetches a harmless wrong line */
+            int64_t va = IS64 ? ix64[(r + TARGET_AHEAD) * is] : ix32[(r + TARGET_AHEAD) * is];
             if (whole || (uint64_t)((va + (va < 0 ? n : 0)) * cks - klo) < (uint64_t)(khi - klo))
                 sk_prefetch_row_l2(base + va * (ptrdiff_t)vstride, part_row);
         }
-        if (r + AHEAD < r1) {
+        if (r + SRC_AHEAD < r1) {
             /* src is read once: asked for with the non-temporal hint, so
              * that it displaces fewer of the target rows from the caches
              * (W5, one process: 21-29 against 23-34 ms) */
-            const char *sq = src + (size_t)((r + AHEAD) * ds) * ES;
+            const char *sq = src + (size_t)((r + SRC_AHEAD) * ds) * ES;
             for (size_t o = 0; o < src_row; o += 64) __builtin_prefetch(sq + o, 0, 0);
         }
         int64_t v = IS64 ? ix64[r * is] : ix32[r * is];

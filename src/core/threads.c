@@ -109,21 +109,20 @@ static int64_t sk_now_ns(void) {
 }
 
 /* Polls, for at most sk_spin_ns(), until the pool's generation is no
- * longer `seen` (a worker) or no worker is pending (the caller, seen unused);
- * true when that happened. Either way the caller then takes the lock and
- * waits on the condition variable as before, so the wait is only ever an
- * earlier start, never a lost wake-up. */
-static bool sk_spin_until(bool for_generation, unsigned long seen) {
+ * longer `seen` (a worker) or no worker is pending (the caller). Either way
+ * the thread then takes the lock and waits on the condition variable as
+ * before, so polling only ever starts it earlier, never loses a wake-up. */
+static void sk_spin_until(bool for_generation, unsigned long seen) {
     long ns = sk_spin_ns();
-    if (ns <= 0) return false;
+    if (ns <= 0) return;
     int64_t until = sk_now_ns() + ns;
     for (unsigned i = 1;; i++) {
         if (for_generation
                 ? atomic_load_explicit(&sk_pool.generation, memory_order_acquire) != seen
                 : atomic_load_explicit(&sk_pool.pending, memory_order_acquire) == 0)
-            return true;
+            return;
         sched_yield(); /* keeps the CPU only while nothing else wants it */
-        if ((i & 15) == 0 && sk_now_ns() > until) return false;
+        if ((i & 15) == 0 && sk_now_ns() > until) return;
     }
 }
 
