@@ -670,7 +670,8 @@ PROBE = {}  # the probes' tensors and copy functions, made once (copy_fns)
 def copy_fns(quick):
     """The two copies the benchmark times, of a 256 MiB float32 tensor (1/8
     with --quick); the tensors are made once. Returns {"copy": probe,
-    "nt": probe or None}, a probe being {fn, numel, method, why}.
+    "nt": probe}, a probe being {fn, numel, method, why}; fn is None, and
+    why says why, where the binding has no scatterkit copy.
     copy: BENCH.md's "large memcpy-style copy", PyTorch's out.copy_(src)
     (ordinary stores: every destination line is read before it is written,
     as with memcpy; the issue's "about 35 GB/s"). The targets use it.
@@ -684,25 +685,24 @@ def copy_fns(quick):
     src = torch.rand(numel, generator=g)
     out = torch.empty_like(src).fill_(SENTINEL)
     out_nt = torch.empty_like(src).fill_(SENTINEL)
-    probes = {"copy": {"fn": lambda: out.copy_(src), "numel": numel,
-                       "method": "torch out.copy_(src)", "why": ""}, "nt": None}
+    probes = {"copy": {"fn": lambda: out.copy_(src), "method": "torch out.copy_(src)",
+                       "why": ""},
+              "nt": {"fn": None, "method": "scatterkit._C.copy(src, out)", "why": ""}}
     skcopy = getattr(getattr(sk, "_C", None), "copy", None) if sk is not None else None
-    why = ""
+    nt = probes["nt"]
     if skcopy is not None:
         try:
             skcopy(src, out_nt)
             if torch.equal(out_nt, src):
-                probes["nt"] = {"fn": lambda: skcopy(src, out_nt), "numel": numel,
-                                "method": "scatterkit._C.copy(src, out)", "why": ""}
+                nt["fn"] = lambda: skcopy(src, out_nt)
             else:
-                why = "scatterkit._C.copy gave a wrong result"
+                nt["why"] = "scatterkit._C.copy gave a wrong result"
         except Exception as e:
-            why = "scatterkit._C.copy failed: %s: %s" % (type(e).__name__, e)
-    elif sk is None:
-        why = "scatterkit not importable"
+            nt["why"] = "scatterkit._C.copy failed: %s: %s" % (type(e).__name__, e)
     else:
-        why = "scatterkit._C.copy not exposed"
-    probes["nt_missing"] = why
+        nt["why"] = "scatterkit not importable" if sk is None else "scatterkit._C.copy not exposed"
+    for p in probes.values():
+        p["numel"] = numel
     PROBE["probes"] = probes
     return probes
 
@@ -712,20 +712,16 @@ def copy_probe(n, quick):
     counting bytes read + bytes written: {gbps, method, ..., nt_gbps}."""
     set_threads(n)
     probes = copy_fns(quick)
-    libs = {k: (p["fn"], None) for k, p in probes.items() if k in ("copy", "nt") and p}
+    libs = {k: (p["fn"], None) for k, p in probes.items() if p["fn"]}
     for fn, _ in libs.values():
         fn()
     ts = run_blocks(libs, REPS)
-    c = probes["copy"]
+    c, nt = probes["copy"], probes["nt"]
     nbytes = 2 * c["numel"] * 4
-    res = {"threads": n, "bytes": nbytes, "ms": statistics.median(ts["copy"]) * 1e3,
-           "gbps": nbytes / statistics.median(ts["copy"]) / 1e9, "method": c["method"],
-           "fallback_reason": "", "nt_method": None, "nt_gbps": None,
-           "nt_missing": probes["nt_missing"]}
-    if "nt" in ts:
-        res["nt_method"] = probes["nt"]["method"]
-        res["nt_gbps"] = nbytes / statistics.median(ts["nt"]) / 1e9
-    return res
+    return {"threads": n, "bytes": nbytes, "ms": statistics.median(ts["copy"]) * 1e3,
+            "gbps": nbytes / statistics.median(ts["copy"]) / 1e9, "method": c["method"],
+            "nt_method": nt["method"], "nt_missing": nt["why"],
+            "nt_gbps": nbytes / statistics.median(ts["nt"]) / 1e9 if "nt" in ts else None}
 
 
 # ----------------------------------------------------------------------------
@@ -801,9 +797,9 @@ def measure(case, n, first, state, do_numpy):
     # copy, nt, nt, copy, scatterkit, torch), so that the fractions of copy
     # bandwidth compare times of the same phases of the shared machine
     probes = copy_fns(state["quick"])
-    for k in ("copy", "nt"):
-        if probes[k]:
-            libs[k] = (probes[k]["fn"], None)
+    for k, p in probes.items():
+        if p["fn"]:
+            libs[k] = (p["fn"], None)
     times = run_blocks(libs, reps)
     cbytes = 2 * probes["copy"]["numel"] * 4
     row["copy_times_ms"] = [t * 1e3 for t in times["copy"]]
@@ -862,16 +858,14 @@ def finish_row(row, run_copy_bw):
     copy_bw = row.get("copy_gbps_local") or run_copy_bw
     row["copy_gbps"] = copy_bw
     row["copy_gbps_run"] = run_copy_bw
-    nt_bw = row.get("nt_copy_gbps_local")
-    row["nt_copy_gbps"] = nt_bw
-    ms = row.get("sk_ms")
-    row["sk_frac_nt_copy"] = b / (ms * 1e-3) / 1e9 / nt_bw if ms and nt_bw else None
     for lib in ("sk", "torch", "numpy"):
         ms = row.get(lib + "_ms")
         row[lib + "_gbps"] = b / (ms * 1e-3) / 1e9 if ms else None
         row[lib + "_frac_copy"] = row[lib + "_gbps"] / copy_bw if ms and copy_bw else None
         row[lib + "_frac_copy_run"] = row[lib + "_gbps"] / run_copy_bw \
             if ms and run_copy_bw else None
+    nt_bw = row.get("nt_copy_gbps_local")
+    row["sk_frac_nt_copy"] = row["sk_gbps"] / nt_bw if row["sk_gbps"] and nt_bw else None
     row["speedup_vs_torch"] = row["torch_ms"] / row["sk_ms"] \
         if row.get("sk_ms") and row.get("torch_ms") else None
     e = row.get("extra_bytes")
@@ -893,10 +887,9 @@ def print_table(rows, n, copy):
     if "gbps_start" in copy:
         ends = ", the higher of %.2f at the start and %.2f at the end" % (
             copy["gbps_start"], copy["gbps_end"])
-    nt = ""
-    if copy.get("nt_gbps"):
+    if copy["nt_gbps"]:
         nt = "; non-temporal copy %.2f GB/s (%s)" % (copy["nt_gbps"], copy["nt_method"])
-    elif copy.get("nt_missing"):
+    else:
         nt = "; no non-temporal copy: " + copy["nt_missing"]
     print("== %d thread%s | run's copy probe %.2f GB/s (%s%s)%s ==" % (
         n, "" if n == 1 else "s", copy["gbps"], copy["method"], ends, nt))
@@ -1122,7 +1115,7 @@ def main():
     for n, c in copies.items():
         print("copy probe %d thr: %.2f GB/s (%s); non-temporal copy %s GB/s (%s)" % (
             n, c["gbps"], c["method"], fmt(c["nt_gbps"], ".2f"),
-            c["nt_method"] or c["nt_missing"]))
+            c["nt_method"] if c["nt_gbps"] else c["nt_missing"]))
 
     all_rows = []
     for wid, makers in WORKLOADS:
