@@ -160,6 +160,24 @@ SK_API int32_t sk_get_num_threads(void);
  * system; returns the bytes freed. */
 SK_API size_t sk_release_cached_memory(void);
 
+/* Result memory for bindings that allocate the outputs they hand to their
+ * users (the Python package's out=None): blocks of 1 MiB and more come from
+ * a pool of reused huge-page blocks, so that the next call's result does not
+ * fault its pages in again. sk_result_alloc returns NULL when the pool has
+ * nothing to give (the caller then allocates as it would have);
+ * sk_result_free takes the size given to sk_result_alloc. At most `limit`
+ * bytes are kept (trim unmaps blocks beyond it and, with set_limit, keeps
+ * that limit; it returns the bytes freed); info reports the kept blocks. */
+SK_API void *sk_result_alloc(size_t bytes);
+SK_API void sk_result_free(void *ptr, size_t bytes);
+SK_API size_t sk_result_cache_trim(size_t limit, bool set_limit);
+SK_API void sk_result_cache_info(int *blocks, size_t *held, size_t *limit);
+
+/* The name of the kernel path the last operator call on this thread ran,
+ * e.g. "cpu/scatter/blocked_rows" ("" before any, or when the last call
+ * failed before running): for tests and performance work. */
+SK_API const char *sk_last_kernel(void);
+
 /* ------------------------------------------------------------------------ */
 /* Copy                                                                     */
 /* ------------------------------------------------------------------------ */
@@ -391,6 +409,38 @@ SK_API sk_status sk_tensor_scatter_backward(const sk_tensor *grad_out,
                                             const sk_tensor *write_indices, int32_t axis,
                                             sk_tensor_scatter_mode mode, sk_tensor *grad_cache,
                                             sk_tensor *grad_update, const sk_options *opts);
+
+/* ------------------------------------------------------------------------ */
+/* Source shapes                                                            */
+/*                                                                          */
+/* The shape a scalar (0-d) src, updates or source is broadcast to, with    */
+/* zero strides, before it is passed to the operator. Each query makes only */
+/* checks that its operator makes before it looks at the source, with the   */
+/* same status and message. out_shape has room for SK_MAX_DIMS entries.     */
+/* ------------------------------------------------------------------------ */
+/* scatter: index.shape (scatter_axes: without its last dimension). */
+SK_API sk_status sk_scatter_source_shape(const sk_tensor *x, const sk_tensor *index,
+                                         int32_t axis, int32_t *out_ndim, int64_t *out_shape);
+SK_API sk_status sk_scatter_axes_source_shape(const sk_tensor *x, const sk_tensor *index,
+                                              const int32_t *axes, int32_t naxes,
+                                              int32_t *out_ndim, int64_t *out_shape);
+/* index_scatter: x.shape with axis replaced by L (removed for a 0-d index). */
+SK_API sk_status sk_index_scatter_source_shape(const sk_tensor *x, const sk_tensor *index,
+                                               int32_t axis, int32_t *out_ndim,
+                                               int64_t *out_shape);
+/* scatter_nd: index.shape[:-1] + x.shape[k:]. */
+SK_API sk_status sk_scatter_nd_source_shape(const sk_tensor *x, const sk_tensor *index,
+                                            int32_t *out_ndim, int64_t *out_shape);
+/* diagonal_scatter: the shape of numpy.diagonal(x, offset, axis1, axis2). */
+SK_API sk_status sk_diagonal_scatter_source_shape(const sk_tensor *x, int64_t offset,
+                                                  int32_t axis1, int32_t axis2,
+                                                  int32_t *out_ndim, int64_t *out_shape);
+/* select_scatter: x.shape without axis. */
+SK_API sk_status sk_select_scatter_source_shape(const sk_tensor *x, int32_t axis,
+                                                int32_t *out_ndim, int64_t *out_shape);
+/* masked_scatter: x.shape (mask must be bool and broadcast to it). */
+SK_API sk_status sk_masked_scatter_source_shape(const sk_tensor *x, const sk_tensor *mask,
+                                                int32_t *out_ndim, int64_t *out_shape);
 
 #ifdef __cplusplus
 }

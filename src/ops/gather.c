@@ -1,23 +1,7 @@
 /* gather along one axis (GatherElements, torch.gather, take_along_axis) and
  * along a tuple of axes (CINN gather_nd with dims). */
-#include "core/internal.h"
-
-sk_status sk_wrap_axes(const char *op, const int32_t *axes, int32_t naxes, int32_t ndim,
-                       int32_t *wrapped) {
-    if (!axes) return sk_fail(SK_STATUS_NULL_POINTER, "%s: axis (the axes array) is NULL", op);
-    if (naxes < 1 || naxes > SK_MAX_DIMS)
-        return sk_fail(SK_STATUS_INVALID_ARGUMENT, "%s: axis must name 1 to %d axes, got %d", op,
-                       SK_MAX_DIMS, (int)naxes);
-    for (int32_t k = 0; k < naxes; k++) {
-        sk_status st = sk_wrap_axis(op, "axis", axes[k], ndim, &wrapped[k]);
-        if (st) return st;
-        for (int32_t j = 0; j < k; j++)
-            if (wrapped[j] == wrapped[k])
-                return sk_fail(SK_STATUS_INVALID_ARGUMENT, "%s: axis names axis %d twice", op,
-                               (int)wrapped[k]);
-    }
-    return SK_STATUS_OK;
-}
+#include "ops/ops.h"
+#include "cpu/cpu.h" /* the transposed-operand packing still here: moving to src/cpu */
 
 static sk_status sk_gather_check_inputs(const char *op, const sk_tensor *x, const sk_tensor *index,
                                         sk_index_mode mode, const sk_tensor *fill) {
@@ -166,7 +150,7 @@ static sk_status sk_gather_impl(const char *op, const sk_tensor *x, const sk_ten
         sk_tensor xlin = sk_row_major_like(x);
         sk_gather_plan(&lin, op, &xlin, index, wrapped, naxes, has_comp_dim, out);
     }
-    st = sk_gather_execute(&p, backward ? &lin : NULL, &chk, (sk_tensor *)x, opts);
+    st = sk_dispatch_gather(&p, backward ? &lin : NULL, &chk, (sk_tensor *)x, opts);
     if (scratch) sk_scratch_put(scratch, packed_bytes);
     if (scratch_index) sk_scratch_put(scratch_index, packed_index_bytes);
     return st;

@@ -1,6 +1,6 @@
 /* gather_nd (ONNX GatherND, Paddle gather_nd, TF gather_nd): each k-tuple in
  * the last dimension of index addresses x's dimensions batch_dims .. batch_dims+k-1. */
-#include "core/internal.h"
+#include "ops/ops.h"
 
 static sk_status sk_gather_nd_shape_impl(const char *op, const sk_tensor *x,
                                          const sk_tensor *index,
@@ -101,7 +101,7 @@ static sk_status sk_gather_nd_impl(const char *op, const sk_tensor *x, const sk_
         sk_tensor xlin = sk_row_major_like(x);
         sk_gather_nd_plan(&lin, &xlin, index, batch_dims, out);
     }
-    return sk_gather_execute(&p, backward ? &lin : NULL, &chk, (sk_tensor *)x, opts);
+    return sk_dispatch_gather(&p, backward ? &lin : NULL, &chk, (sk_tensor *)x, opts);
 }
 
 sk_status sk_gather_nd(const sk_tensor *x, const sk_tensor *index, int32_t batch_dims,

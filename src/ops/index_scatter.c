@@ -1,6 +1,6 @@
 /* index_scatter (torch.index_copy/index_add/index_reduce, Paddle scatter):
  * the slice updates[..., i, ...] is reduced into out[..., index[i], ...]. */
-#include "core/internal.h"
+#include "ops/ops.h"
 
 /* x's dimensions, with a 0-d x counted as one element along axis 0 (as
  * index_select takes it): updates then has the index's length. */
@@ -76,7 +76,7 @@ static sk_status sk_index_scatter_impl(const char *op, const sk_tensor *x, const
     p.include_self = include_self;
     p.out = out;
     if (bwd && bwd->grad_src) sk_index_scatter_plan(&g, op, x, index, bwd->grad_src, ax, x);
-    return sk_scatter_execute(&p, &g, &chk, x, out, bwd, opts);
+    return sk_dispatch_scatter(&p, &g, &chk, x, out, bwd, opts);
 }
 
 sk_status sk_index_scatter(const sk_tensor *x, const sk_tensor *index, const sk_tensor *updates,

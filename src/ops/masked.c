@@ -2,7 +2,8 @@
  * and number the True positions of the broadcast mask; they run in parallel
  * as count-per-block, exclusive scan, fill. The plan's index stride is the
  * mask's (bool bytes), dense is out, target is x. */
-#include "core/cursor.h"
+#include "ops/ops.h"
+#include "cpu/cursor.h" /* kernels still here: moving to src/cpu */
 
 #include <stdlib.h>
 

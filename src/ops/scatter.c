@@ -1,6 +1,6 @@
 /* scatter along one axis (ScatterElements, torch.scatter/scatter_reduce,
  * put_along_axis) and along a tuple of axes (CINN scatter_nd with dims). */
-#include "core/internal.h"
+#include "ops/ops.h"
 
 /* Checks shared by every scatter-type operator: x, out, reduce, mode. */
 sk_status sk_scatter_check_common(const char *op, const sk_tensor *x, sk_reduce reduce,
@@ -101,7 +101,7 @@ static sk_status sk_scatter_impl(const char *op, const sk_tensor *x, const sk_te
     p.out = out;
     if (bwd && bwd->grad_src)
         sk_scatter_plan(&g, op, x, index, bwd->grad_src, wrapped, naxes, has_comp_dim, x);
-    return sk_scatter_execute(&p, &g, &chk, x, out, bwd, opts);
+    return sk_dispatch_scatter(&p, &g, &chk, x, out, bwd, opts);
 }
 
 sk_status sk_scatter(const sk_tensor *x, const sk_tensor *index, const sk_tensor *src, int32_t axis,

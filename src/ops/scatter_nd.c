@@ -1,6 +1,6 @@
 /* scatter_nd (ONNX ScatterND, torch index_put_, Paddle scatter_nd_add): the
  * inverse of gather_nd without batch dimensions. */
-#include "core/internal.h"
+#include "ops/ops.h"
 
 static void sk_scatter_nd_plan(sk_plan *p, const char *op, const sk_tensor *x,
                                const sk_tensor *index, const sk_tensor *updates,
@@ -70,7 +70,7 @@ static sk_status sk_scatter_nd_impl(const char *op, const sk_tensor *x, const sk
     p.include_self = true;
     p.out = out;
     if (bwd && bwd->grad_src) sk_scatter_nd_plan(&g, op, x, index, bwd->grad_src, x);
-    return sk_scatter_execute(&p, &g, &chk, x, out, bwd, opts);
+    return sk_dispatch_scatter(&p, &g, &chk, x, out, bwd, opts);
 }
 
 sk_status sk_scatter_nd(const sk_tensor *x, const sk_tensor *index, const sk_tensor *updates,

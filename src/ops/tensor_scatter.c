@@ -4,7 +4,8 @@
  * Each batch is at most two strided copies (the second one after a wrap);
  * only the last n positions of a circular update longer than the axis
  * survive. */
-#include "core/internal.h"
+#include "ops/ops.h"
+#include "cpu/cpu.h" /* kernels still here: moving to src/cpu */
 
 /* Validates shapes, axis, mode and write indices (cache and update give the
  * shapes; in the backward they are grad_out and grad_update). */

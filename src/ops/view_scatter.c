@@ -2,7 +2,8 @@
  * into a strided view of out (a slice, a diagonal, or one index of an axis).
  * Each operator has a view builder used by the forward (a view of out) and
  * by the backward (views of grad_out and grad_x). No index tensors. */
-#include "core/internal.h"
+#include "ops/ops.h"
+#include "cpu/cpu.h" /* kernels still here: moving to src/cpu */
 
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /* dtype table and float16 / bfloat16 conversion. */
-#include "internal.h"
+#include "base/scalar.h"
 
 
 static const struct {

@@ -17,7 +17,7 @@
  * Large row scatters with a reduction take the blocked path instead (see
  * "blocked rows" below): fixed blocks of update rows, one partial each,
  * folded in block order. sk_run_scatter picks it when it applies. */
-#include "cursor.h"
+#include "cpu/cursor.h"
 
 #include <math.h>
 #include <stdlib.h>

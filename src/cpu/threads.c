@@ -7,7 +7,7 @@
  * (another thread of the application is inside a call), the tasks simply run
  * one after another on the caller. */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "cpu/cpu.h"
 
 #include <pthread.h>
 #include <sched.h>

@@ -1,6 +1,6 @@
 /* The tensor descriptor: construction, DLPack conversion, argument checks. */
-#include "internal.h"
-#include "dlpack.h"
+#include "base/checks.h"
+#include "base/dlpack.h"
 
 #include <stdio.h>
 
@@ -220,4 +220,38 @@ sk_status sk_check_shape(const char *op, const char *arg, const sk_tensor *t, in
     return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: %s must have shape %s, got %s", op, arg,
                    sk_format_shape(want, sizeof want, ndim < SK_MAX_DIMS ? ndim : SK_MAX_DIMS, shape),
                    sk_format_shape(got, sizeof got, t->ndim, t->shape));
+}
+
+/* src broadcasts to shape (NumPy rules, aligned from the right). */
+sk_status sk_check_broadcast(const char *op, const char *arg, const sk_tensor *src, int32_t ndim,
+                             const int64_t *shape) {
+    bool ok = src->ndim <= ndim;
+    for (int32_t d = 0; ok && d < src->ndim; d++) {
+        int64_t s = src->shape[src->ndim - 1 - d], t = shape[ndim - 1 - d];
+        ok = s == t || s == 1;
+    }
+    if (!ok) {
+        char a[256], b[256];
+        return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: %s of shape %s does not broadcast to %s", op,
+                       arg, sk_format_shape(a, sizeof a, src->ndim, src->shape),
+                       sk_format_shape(b, sizeof b, ndim, shape));
+    }
+    return SK_STATUS_OK;
+}
+
+sk_status sk_wrap_axes(const char *op, const int32_t *axes, int32_t naxes, int32_t ndim,
+                       int32_t *wrapped) {
+    if (!axes) return sk_fail(SK_STATUS_NULL_POINTER, "%s: axis (the axes array) is NULL", op);
+    if (naxes < 1 || naxes > SK_MAX_DIMS)
+        return sk_fail(SK_STATUS_INVALID_ARGUMENT, "%s: axis must name 1 to %d axes, got %d", op,
+                       SK_MAX_DIMS, (int)naxes);
+    for (int32_t k = 0; k < naxes; k++) {
+        sk_status st = sk_wrap_axis(op, "axis", axes[k], ndim, &wrapped[k]);
+        if (st) return st;
+        for (int32_t j = 0; j < k; j++)
+            if (wrapped[j] == wrapped[k])
+                return sk_fail(SK_STATUS_INVALID_ARGUMENT, "%s: axis names axis %d twice", op,
+                               (int)wrapped[k]);
+    }
+    return SK_STATUS_OK;
 }

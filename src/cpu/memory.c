@@ -2,7 +2,7 @@
 #if defined(__linux__) && !defined(_DEFAULT_SOURCE)
 #define _DEFAULT_SOURCE /* madvise, MAP_ANONYMOUS */
 #endif
-#include "internal.h"
+#include "cpu/cpu.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -291,4 +291,16 @@ void sk_scratch_put(void *ptr, size_t bytes) {
     }
 #endif
     free(ptr);
+}
+
+void *sk_result_alloc(size_t bytes) { return sk_pool_get(SK_POOL_RESULTS, bytes); }
+
+void sk_result_free(void *ptr, size_t bytes) { sk_pool_put(SK_POOL_RESULTS, ptr, bytes); }
+
+size_t sk_result_cache_trim(size_t limit, bool set_limit) {
+    return sk_pool_trim(SK_POOL_RESULTS, limit, set_limit);
+}
+
+void sk_result_cache_info(int *blocks, size_t *held, size_t *limit) {
+    sk_pool_info(SK_POOL_RESULTS, blocks, held, limit);
 }

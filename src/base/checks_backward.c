@@ -1,21 +1,5 @@
-/* Shared pieces of the backward functions. */
-#include "internal.h"
-
-#include <string.h>
-
-sk_tensor sk_zero_scalar(sk_dtype dtype) {
-    static const uint64_t zero = 0;
-    sk_tensor t;
-    sk_tensor_init(&t, (void *)&zero, dtype, 0, NULL, NULL);
-    return t;
-}
-
-sk_tensor sk_row_major_like(const sk_tensor *t) {
-    sk_tensor r = *t;
-    r.data = NULL;
-    sk_linear_strides(t->ndim, t->shape, r.strides);
-    return r;
-}
+/* Validation of the gradient arguments of the backward functions. */
+#include "base/checks.h"
 
 sk_status sk_check_backward_args(const char *op, const sk_tensor *grad_out, int32_t ndim,
                                  const int64_t *shape, const sk_tensor *grad_x,
@@ -33,19 +17,6 @@ sk_status sk_check_backward_args(const char *op, const sk_tensor *grad_out, int3
     static const char *const names[] = {"grad_out", "index"};
     return sk_check_out_as(op, "grad_x", grad_x, grad_x->dtype, grad_x->ndim, grad_x->shape, NULL,
                            inputs, names, index ? 2 : 1);
-}
-
-sk_status sk_run_gather_backward(sk_plan *p, const sk_plan *lin, sk_tensor *grad_x, int nthreads) {
-    for (int d = 0; d < p->ndim; d++) p->linear_stride[d] = lin->target_stride[d];
-    for (int k = 0; k < p->ncomp; k++) p->comp_linear_stride[k] = lin->comp_target_stride[k];
-    /* a position that gather filled read nothing, so it sends nothing back */
-    if (p->mode == SK_INDEX_MODE_FILL) p->mode = SK_INDEX_MODE_DROP;
-    p->fill = NULL;
-    p->reduce = SK_REDUCE_SUM;
-    p->include_self = true;
-    p->out = grad_x;
-    sk_tensor zero = sk_zero_scalar(grad_x->dtype);
-    return sk_run_scatter(p, &zero, NULL, nthreads);
 }
 
 static sk_status sk_check_like(const char *op, const char *arg, const sk_tensor *t,
@@ -91,33 +62,4 @@ sk_status sk_check_scatter_backward_args(const char *op, const sk_tensor *x, con
             return st;
     }
     return SK_STATUS_OK;
-}
-
-sk_status sk_sum_to(const sk_tensor *big, sk_tensor *dst, int nthreads) {
-    bool same = big->ndim == dst->ndim;
-    for (int32_t d = 0; same && d < dst->ndim; d++) same = big->shape[d] == dst->shape[d];
-    if (same) {
-        sk_copy_unchecked(big, dst, nthreads);
-        return SK_STATUS_OK;
-    }
-    /* dst[t] = sum of big over every position that broadcasts onto t: a
-     * scatter-sum without index components */
-    int64_t lin[SK_MAX_DIMS];
-    sk_linear_strides(dst->ndim, dst->shape, lin);
-    sk_plan p;
-    sk_plan_init(&p, "sum_to", dst->dtype);
-    int32_t shift = big->ndim - dst->ndim;
-    for (int32_t d = 0; d < big->ndim; d++) {
-        int32_t dd = d - shift;
-        bool direct = dd >= 0 && dst->shape[dd] != 1;
-        sk_plan_add_dim(&p, big->shape[d], big->strides[d], direct ? dst->strides[dd] : 0,
-                        direct ? lin[dd] : 0, 0);
-    }
-    p.dense = big->data;
-    p.target = dst->data;
-    p.reduce = SK_REDUCE_SUM;
-    p.include_self = true;
-    p.out = dst;
-    sk_tensor zero = sk_zero_scalar(dst->dtype);
-    return sk_run_scatter(&p, &zero, NULL, nthreads);
 }

@@ -9,7 +9,7 @@
  * by one thread from the same sequence of operations, so the result does not
  * depend on the thread count. Arithmetic is in float for float16, bfloat16
  * and float32 (rounded once into 16-bit types), in double for float64. */
-#include "cursor.h"
+#include "cpu/cursor.h"
 
 #include <limits.h>
 #include <math.h>

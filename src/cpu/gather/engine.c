@@ -1,7 +1,7 @@
 /* The gather engine: out[p] = x[target(p)] over a plan's iteration space.
  * Threads own disjoint ranges of output positions, so any split gives the
  * same bytes. Data moves by element width only (1, 2, 4 or 8 bytes). */
-#include "cursor.h"
+#include "cpu/cursor.h"
 
 typedef struct {
     const sk_plan *p;

@@ -1,13 +1,9 @@
-/* The common tail of every indexed operator, forward and backward: check the
- * index values, then run the plan on the right engine. */
-#include "internal.h"
+/* The CPU backend's table: check the index values (or let a kernel that
+ * reads each value anyway check it), then run the plan on the right engine. */
+#include "backend.h"
+#include "cpu/cpu.h"
 
-sk_status sk_check_values(const sk_index_check *c, int nthreads) {
-    return sk_validate_index(c->op, "index", c->index, c->comp_dim, c->axes, c->sizes, c->mode,
-                             nthreads);
-}
-
-sk_status sk_gather_execute(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,
+static sk_status sk_cpu_gather(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,
                             sk_tensor *grad_x, const sk_options *opts) {
     int nthreads = sk_threads_for(opts);
     p->mode = chk->mode;
@@ -41,7 +37,7 @@ sk_status sk_gather_execute(sk_plan *p, const sk_plan *lin, const sk_index_check
     return invalid ? sk_check_values(chk, nthreads) : SK_STATUS_OK;
 }
 
-sk_status sk_scatter_execute(sk_plan *p, const sk_plan *grad_src_plan, const sk_index_check *chk,
+static sk_status sk_cpu_scatter(sk_plan *p, const sk_plan *grad_src_plan, const sk_index_check *chk,
                              const sk_tensor *x, const sk_tensor *out,
                              const sk_backward_args *bwd, const sk_options *opts) {
     int nthreads = sk_threads_for(opts);
@@ -60,3 +56,16 @@ sk_status sk_scatter_execute(sk_plan *p, const sk_plan *grad_src_plan, const sk_
         memcpy(p->aux_stride, grad_src_plan->dense_stride, sizeof p->aux_stride);
     return sk_run_scatter_backward(p, x, out, bwd->grad_out, bwd->grad_x, bwd->grad_src, nthreads);
 }
+
+static sk_status sk_cpu_copy(const sk_tensor *src, sk_tensor *out, const sk_options *opts) {
+    sk_note_kernel("cpu/copy");
+    sk_copy_unchecked(src, out, sk_threads_for(opts));
+    return SK_STATUS_OK;
+}
+
+const sk_backend sk_cpu_backend = {
+    .name = "cpu",
+    .gather = sk_cpu_gather,
+    .scatter = sk_cpu_scatter,
+    .copy = sk_cpu_copy,
+};

@@ -1,9 +1,11 @@
 /* Status strings and the thread-local message of the last failure. */
-#include "internal.h"
+#include "base/base.h"
 
 #include <stdio.h>
 
 static _Thread_local char sk_error_message[512];
+/* The name of the path the last call on this thread ran (a string literal). */
+static _Thread_local const char *sk_kernel_name = "";
 
 const char *sk_status_string(sk_status status) {
     switch (status) {
@@ -33,3 +35,7 @@ sk_status sk_fail(sk_status status, const char *fmt, ...) {
     va_end(ap);
     return status;
 }
+
+void sk_note_kernel(const char *name) { sk_kernel_name = name; }
+
+const char *sk_last_kernel(void) { return sk_kernel_name; }

@@ -1,5 +1,5 @@
 /* Validation of index values before anything is written. */
-#include "internal.h"
+#include "cpu/cpu.h"
 
 #include <stdio.h>
 
@@ -155,4 +155,9 @@ sk_status sk_validate_index(const char *op, const char *arg, const sk_tensor *in
     return sk_fail(SK_STATUS_INDEX_OUT_OF_RANGE,
                    "%s: %s[%s] = %lld is out of range for axis %d of size %lld", op, arg, pos,
                    (long long)v, (int)axes[k], (long long)sizes[k]);
+}
+
+sk_status sk_check_values(const sk_index_check *c, int nthreads) {
+    return sk_validate_index(c->op, "index", c->index, c->comp_dim, c->axes, c->sizes, c->mode,
+                             nthreads);
 }

@@ -2,7 +2,7 @@
 #ifndef SK_CURSOR_H
 #define SK_CURSOR_H
 
-#include "internal.h"
+#include "cpu/cpu.h"
 
 typedef struct {
     int64_t coord[SK_PLAN_MAX_DIMS];

@@ -1,0 +1,27 @@
+/* The interface every device backend implements: one table of entry points
+ * per device (src/cpu/, and src/cuda/ when built with CUDA). The plans and
+ * the index specification come from src/ops, already validated; a backend
+ * checks the index values itself before it writes anything. */
+#ifndef SK_BACKEND_H
+#define SK_BACKEND_H
+
+#include "plan/plan.h"
+
+typedef struct sk_backend {
+    const char *name;
+    /* Gather-type: runs p forward into its dense operand, or, when `lin`
+     * (the plan built over sk_row_major_like(grad_x)) is given, backward
+     * into grad_x. */
+    sk_status (*gather)(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,
+                        sk_tensor *grad_x, const sk_options *opts);
+    /* Scatter-type: runs p forward (bwd == NULL; out = x first unless in
+     * place) or backward; grad_src_plan is the same plan built over grad_src
+     * (its dense strides locate grad_src). */
+    sk_status (*scatter)(sk_plan *p, const sk_plan *grad_src_plan, const sk_index_check *chk,
+                         const sk_tensor *x, const sk_tensor *out, const sk_backward_args *bwd,
+                         const sk_options *opts);
+    /* out = src, src broadcasting to out's shape. */
+    sk_status (*copy)(const sk_tensor *src, sk_tensor *out, const sk_options *opts);
+} sk_backend;
+
+#endif /* SK_BACKEND_H */

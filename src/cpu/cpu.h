@@ -1,0 +1,181 @@
+/* The CPU backend's internal interface: threads, memory, the index check,
+ * data-movement helpers and the engines' entry points. Only code under
+ * src/cpu/ includes it. */
+#ifndef SK_CPU_H
+#define SK_CPU_H
+
+#include "base/scalar.h"
+#include "plan/plan.h"
+#include "cpu/tuning.h"
+#include "cpu/arch/x86/stream.h"
+
+/* Hot kernels get an AVX2 clone chosen at load time (x86-64 with GCC or
+ * Clang and ifunc support); elsewhere the portable build only. */
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(__SANITIZE_ADDRESS__)
+#define SK_HOT __attribute__((target_clones("avx2", "default")))
+#else
+#define SK_HOT
+#endif
+
+/* ---- threads (threads.c) ---- */
+int sk_threads_for(const sk_options *opts);
+/* Runs fn(ctx, tid, nthreads) for tid in [0, nthreads). Tasks must be
+ * independent: when the pool is busy they run one after another. */
+void sk_parallel_run(int nthreads, void (*fn)(void *ctx, int tid, int nthreads), void *ctx);
+/* Runs fn(ctx, tid, c, lo, hi) for the chunks c in [0, nchunks) of [0, n)
+ * (chunk c is sk_partition(n, c, nchunks)), each claimed by the next free
+ * thread. A thread that shares its core with another program's busy threads
+ * (PyTorch's OpenMP workers spin for milliseconds after each of its parallel
+ * calls) then does less of the work instead of holding up the others. Only
+ * for work whose result does not depend on which thread does a chunk. */
+void sk_parallel_chunks(int nthreads, int64_t n, int64_t nchunks,
+                        void (*fn)(void *ctx, int tid, int64_t chunk, int64_t lo, int64_t hi),
+                        void *ctx);
+/* Chunks for n units of unit_elems elements each at nthreads: about
+ * SK_CHUNKS_PER_THREAD per thread, none of fewer than SK_CHUNK_GRAIN
+ * elements unless that leaves fewer than nthreads. */
+int64_t sk_chunks_for(int nthreads, int64_t n, int64_t unit_elems);
+/* How many threads are worth starting for `work` element operations. */
+int sk_threads_for_work(int nthreads, int64_t work);
+
+/* ---- index values (index_check.c) ---- */
+/* The first j < run with p[j * is] outside [-n, n) (span = 2n), or -1;
+ * blocks of values tested without a branch each. */
+SK_INTERNAL int64_t sk_scan_run64(const int64_t *p, int64_t run, int64_t is, int64_t n,
+                                  uint64_t span);
+SK_INTERNAL int64_t sk_scan_run32(const int32_t *p, int64_t run, int64_t is, int64_t n,
+                                  uint64_t span);
+/* Validates every value of `index` before anything is written (ERROR mode),
+ * and refuses CLIP into an empty axis. comp_dim < 0: all values address one
+ * axis (axes[0], sizes[0]); otherwise index dimension comp_dim selects the
+ * component k, which addresses axes[k] of size sizes[k]. */
+sk_status sk_validate_index(const char *op, const char *arg, const sk_tensor *index,
+                            int32_t comp_dim, const int32_t *axes, const int64_t *sizes,
+                            sk_index_mode mode, int nthreads);
+
+/* Checks an operator's index values (sk_validate_index). */
+sk_status sk_check_values(const sk_index_check *c, int nthreads);
+
+/* ---- plan walking helpers (tile.c) ---- */
+/* Column tiles: a 2-d plan whose one index component replaces the row
+ * coordinate (gather or scatter of elements along a leading axis, columns
+ * contiguous in the target) reaches, from each row of the iteration, one
+ * element in each of n target rows at random. Walked row by row, every access
+ * misses (each target row is its own lines and pages). A tile of columns at a
+ * time is packed instead into a buffer of n short rows (not left in place:
+ * with the power-of-two row strides of most tensors the tile's lines fall in
+ * a few cache sets, and missed as much). Returns the tile width in columns
+ * (0: the pattern differs, the tile would not fit, or the whole plan is
+ * small). Per column, the rows are still visited in order. */
+int64_t sk_plan_column_tile(const sk_plan *p);
+/* Positions [lo, hi) of dimension d of a plan (its rows or, for column
+ * tiles, its columns): base pointers moved, so linear offsets then count
+ * from position lo. */
+sk_plan sk_plan_slice(const sk_plan *p, int d, int64_t lo, int64_t hi);
+/* Walks the columns [c0, c1) of a column-tiled plan: packs the tile's n
+ * target rows, read from `from` (column c0 of target row 0, in the target or
+ * in a row-major copy source laid out like it), into `pack`, then calls fn
+ * on strips of a few rows of the tile's plan, whose target is the pack (the
+ * next strip's index and dense lines prefetched). The caller writes a
+ * scatter's pack back. */
+void sk_plan_walk_tile(const sk_plan *p, int64_t c0, int64_t c1, const char *from, char *pack,
+                       void (*fn)(void *ctx, const sk_plan *strip), void *ctx);
+/* n rows of `bytes` each, from rows `from_step` bytes apart to rows
+ * `to_step` apart (packing and unpacking column tiles). */
+SK_INLINE void sk_copy_rows(char *to, ptrdiff_t to_step, const char *from, ptrdiff_t from_step,
+                            int64_t n, size_t bytes) {
+    for (int64_t v = 0; v < n; v++) memcpy(to + v * to_step, from + v * from_step, bytes);
+}
+
+
+/* ---- memory (memory.c) ---- */
+/* Pools of 2 MiB-aligned huge-page blocks kept between calls (memory.c):
+ * get rounds bytes up to 2 MiB and reuses a kept block of that size or maps
+ * one (NULL: none, or no mmap here); put keeps it (or unmaps it past the pool's limits) and
+ * takes the size given to get; trim unmaps blocks until at most `limit`
+ * bytes are kept (set_limit: and keeps that limit); returns bytes freed. */
+typedef enum { SK_POOL_SCRATCH, SK_POOL_RESULTS, SK_POOL_COUNT } sk_pool_id;
+void *sk_pool_get(sk_pool_id id, size_t bytes);
+void sk_pool_put(sk_pool_id id, void *ptr, size_t bytes);
+size_t sk_pool_trim(sk_pool_id id, size_t limit, bool set_limit);
+void sk_pool_info(sk_pool_id id, int *blocks, size_t *held, size_t *limit);
+/* Scratch memory: large blocks from SK_POOL_SCRATCH. sk_scratch_put takes
+ * the size given to sk_scratch_get. */
+void *sk_scratch_get(size_t bytes);
+void sk_scratch_put(void *ptr, size_t bytes);
+/* out was allocated for this call (memory.c): fault its pages in cheaply. */
+void sk_prepare_fresh(void *data, size_t bytes);
+/* memcpy with non-temporal stores (memory.c), for destinations far larger
+ * than the caches. */
+void sk_stream_copy(void *dst, const void *src, size_t n);
+
+/* Copies `n` elements of width ES from src (stride ss) to dst (stride ds). */
+SK_INLINE void sk_move(char *dst, int64_t ds, const char *src, int64_t ss, int64_t n,
+                       const size_t ES, bool stream) {
+    if (ds == 1 && ss == 1) {
+        if (stream && (size_t)n * ES >= 4096) sk_stream_copy(dst, src, (size_t)n * ES);
+        else memcpy(dst, src, (size_t)n * ES);
+        return;
+    }
+#define SK_MOVE_LOOP(T)                                                                    \
+    do {                                                                                   \
+        T *d_ = (T *)(void *)dst;                                                          \
+        const T *s_ = (const T *)(const void *)src;                                        \
+        if (ds == 2 && ss == 1) /* a step-2 slice: a fixed stride the compiler vectorises */ \
+            for (int64_t j = 0; j < n; j++) d_[j * 2] = s_[j];                             \
+        else if (ds == 1 && ss == 2)                                                       \
+            for (int64_t j = 0; j < n; j++) d_[j] = s_[j * 2];                             \
+        else                                                                               \
+            for (int64_t j = 0; j < n; j++) d_[j * ds] = s_[j * ss];                       \
+    } while (0)
+    switch (ES) {
+    case 1: SK_MOVE_LOOP(uint8_t); break;
+    case 2: SK_MOVE_LOOP(uint16_t); break;
+    case 4: SK_MOVE_LOOP(uint32_t); break;
+    default: SK_MOVE_LOOP(uint64_t); break;
+    }
+#undef SK_MOVE_LOOP
+}
+/* Asks for a row into L2 only (see SK_ROWS_AHEAD). An address only:
+ * prefetches never fault. */
+SK_INLINE void sk_prefetch_row_l2(const void *row, size_t bytes) {
+    for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch((const char *)row + b, 0, 2);
+}
+/* Whether index checks may run inside the gather kernel (SK_OPTION_FRESH_OUT). */
+SK_INLINE bool sk_fused_check(const sk_options *opts, sk_index_mode mode) {
+    return opts && (opts->flags & SK_OPTION_FRESH_OUT) && mode == SK_INDEX_MODE_ERROR;
+}
+
+
+/* ---- the engines ---- */
+sk_status sk_run_gather(sk_plan *p, int nthreads);
+/* Scatter backward (engine_scatter_backward.c). p is the forward plan with
+ * linear strides, dense = src, aux_stride = grad_src's strides. x and out are
+ * the forward input and result (x's shape), grad_out the result's gradient.
+ * grad_x / grad_src may be NULL. Arguments are validated by the caller. */
+sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tensor *out,
+                                  const sk_tensor *grad_out, sk_tensor *grad_x,
+                                  sk_tensor *grad_src, int nthreads);
+/* Copies copy_from into p->out first when it is not NULL (out != x), after
+ * every allocation has succeeded, so a failure leaves out untouched. With
+ * `unchecked` (a fresh out, ERROR mode) the index values are not checked yet:
+ * the kernels that read each value anyway (an element scatter along the last
+ * axis) check them there and set *p->invalid on a bad one, skipping it;
+ * every other path runs the check first. */
+sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from,
+                         const sk_index_check *unchecked, int nthreads);
+
+/* Copies src into out (same shape, or src broadcasting); used by every
+ * scatter-type operator when out is not x. Assumes validated arguments. */
+void sk_copy_unchecked(const sk_tensor *src, sk_tensor *out, int nthreads);
+/* Runs a gather plan backwards: grad_x = 0, then grad_x[target(p)] +=
+ * grad_out[p]. `lin` is the same plan built over sk_row_major_like(grad_x). */
+sk_status sk_run_gather_backward(sk_plan *p, const sk_plan *lin, sk_tensor *grad_x, int nthreads);
+/* dst = big summed over the dimensions along which dst broadcasts to big
+ * (a plain copy when the shapes are equal). Deterministic, float32
+ * accumulation for 16-bit types. */
+sk_status sk_sum_to(const sk_tensor *big, sk_tensor *dst, int nthreads);
+/* A 0-d zero of any dtype (for zero-filling through sk_copy_unchecked). */
+sk_tensor sk_zero_scalar(sk_dtype dtype);
+
+#endif /* SK_CPU_H */

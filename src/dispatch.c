@@ -1,0 +1,39 @@
+/* The backend table, keyed by device type. */
+#include "dispatch.h"
+
+extern const sk_backend sk_cpu_backend;
+
+const sk_backend *sk_backend_for(const char *op, int32_t device_type) {
+    switch (device_type) {
+    case SK_DEVICE_CPU: return &sk_cpu_backend;
+    default: break;
+    }
+    sk_fail(SK_STATUS_UNSUPPORTED_DEVICE,
+            "%s: tensors on device type %d are not supported by this build (CPU only)", op,
+            (int)device_type);
+    return NULL;
+}
+
+sk_status sk_dispatch_gather(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,
+                             sk_tensor *grad_x, const sk_options *opts) {
+    const sk_backend *b = sk_backend_for(p->op, chk->index->device_type);
+    if (!b) return SK_STATUS_UNSUPPORTED_DEVICE;
+    sk_note_kernel("");
+    return b->gather(p, lin, chk, grad_x, opts);
+}
+
+sk_status sk_dispatch_scatter(sk_plan *p, const sk_plan *grad_src_plan, const sk_index_check *chk,
+                              const sk_tensor *x, const sk_tensor *out,
+                              const sk_backward_args *bwd, const sk_options *opts) {
+    const sk_backend *b = sk_backend_for(p->op, chk->index->device_type);
+    if (!b) return SK_STATUS_UNSUPPORTED_DEVICE;
+    sk_note_kernel("");
+    return b->scatter(p, grad_src_plan, chk, x, out, bwd, opts);
+}
+
+sk_status sk_dispatch_copy(const sk_tensor *src, sk_tensor *out, const sk_options *opts) {
+    const sk_backend *b = sk_backend_for("copy", out->device_type);
+    if (!b) return SK_STATUS_UNSUPPORTED_DEVICE;
+    sk_note_kernel("");
+    return b->copy(src, out, opts);
+}
