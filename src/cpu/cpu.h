@@ -5,6 +5,8 @@
 #define SK_CPU_H
 
 #include "base/scalar.h"
+#include "backend.h"
+#include "plan/exec.h"
 #include "plan/plan.h"
 #include "cpu/tuning.h"
 #include "cpu/arch/x86/stream.h"
@@ -146,6 +148,13 @@ SK_INLINE bool sk_fused_check(const sk_options *opts, sk_index_mode mode) {
     return opts && (opts->flags & SK_OPTION_FRESH_OUT) && mode == SK_INDEX_MODE_ERROR;
 }
 
+
+/* ---- the backend's entries (the sk_backend table in backend.c) ---- */
+sk_status sk_cpu_gather(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,
+                        sk_tensor *grad_x, const sk_options *opts);
+sk_status sk_cpu_scatter(sk_plan *p, const sk_plan *grad_src_plan, const sk_index_check *chk,
+                         const sk_tensor *x, const sk_tensor *out, const sk_backward_args *bwd,
+                         const sk_options *opts);
 
 /* ---- the engines ---- */
 sk_status sk_run_gather(sk_plan *p, int nthreads);

@@ -1,0 +1,19 @@
+/* The run-time state of one call, kept apart from the plan: the plan says
+ * what to touch (geometry, immutable once normalised), the exec how this
+ * call runs (threads, hints, where a kernel reports a bad index value). */
+#ifndef SK_EXEC_H
+#define SK_EXEC_H
+
+#include "base/base.h"
+
+typedef struct sk_exec {
+    int nthreads;
+    const sk_options *opts;
+    int *invalid;          /* ERROR mode checked inside a kernel: set on a bad value */
+    const sk_tensor *out;  /* scatter: its shape and strides map linear offsets to elements */
+    int64_t index_numel;   /* elements of the caller's index: sets the scratch budget */
+    bool stream;           /* out is far larger than the caches: stream its stores */
+    bool past_l2;          /* out is past what a core keeps in its caches */
+} sk_exec;
+
+#endif /* SK_EXEC_H */
