@@ -27,8 +27,8 @@ SK_INLINE uint16_t sk_f32_to_bf16(float f) {
     return (uint16_t)((((u >> 16) | 0x0040u) & nan) | (r & ~nan));
 }
 /* float16 <-> float32 with selects instead of branches, so that the loops
- * calling them vectorise (out of line and branching, they made float16 W2
- * four times slower than bfloat16). Exact; NaN payloads kept on the way in,
+ * calling them vectorise (docs/PERF-LOG.md: branching made them the
+ * bottleneck of every 16-bit reduction). Exact; NaN payloads kept on the way in,
  * NaNs made quiet on the way out, round to nearest even. */
 SK_INLINE float sk_f16_to_f32(uint16_t h) {
     uint32_t sign = (uint32_t)(h & 0x8000u) << 16, a = h & 0x7fffu;

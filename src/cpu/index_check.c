@@ -14,9 +14,8 @@ typedef struct {
 /* The first j < run with v = p[j * is] outside [-n, n), or -1. A block of
  * values is tested without a branch per value (v in [-n, n) <=> (uint64)(v +
  * n) < span = 2n), so that the loop vectorises (64-bit compares: the AVX2
- * clone); only a block with a bad value is searched again. An early exit per
- * value had made the check a quarter of an element scatter (4M values at 1
- * thread: 3.3 ms of 13). */
+ * clone); only a block with a bad value is searched again (an early exit per
+ * value made the check a quarter of an element scatter: docs/PERF-LOG.md). */
 #define SK_SCAN_RUN(NAME, IT)                                                                      \
     SK_HOT int64_t NAME(const IT *p, int64_t run, int64_t is, int64_t n, uint64_t span) {          \
         enum { BLOCK = 512 };                                                                      \

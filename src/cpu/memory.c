@@ -66,9 +66,8 @@ static void sk_unmap_huge(void *base, size_t bytes) { munmap(base, bytes); }
  * Large scratch (the blocked path's partials and counts, the owner-computes
  * accumulators, the backward's work arrays) is tens of megabytes for the
  * standard workloads, allocated and freed on every call, and so are the
- * Python layer's results. Fresh pages fault and are zeroed again each time
- * (12.8 MB of partials: about 5 ms of faults on the reference machine
- * against a 12 ms call). Both therefore come from pools of 2 MiB-aligned
+ * Python layer's results. Fresh pages fault and are zeroed again each time,
+ * a large share of such a call (docs/PERF-LOG.md). Both therefore come from pools of 2 MiB-aligned
  * huge-page blocks (sk_map_huge; fewer TLB misses for random updates too):
  * a freed block is kept for the next request of the same rounded size, the
  * oldest block going first when a pool is over its count or its limit

@@ -77,15 +77,11 @@ static struct {
 /* How long a thread that has finished its part keeps polling for the next
  * job (a worker) or for the other threads (the caller) before sleeping on
  * the condition variable: SCATTERKIT_SPIN_US microseconds, default 2000, 0
- * never. On the 2-vCPU development VM a sleeping worker's vCPU goes back to
- * the host, and waking it took 0.05 ms when calls came back to back but
- * about 1 ms for every wake in the 20 ms after a 50 ms pause, each parallel
- * region of a call paying it (W6 in Python at 2 threads, calls in blocks of
- * six after a 50 ms pause: 2.0-2.3 ms per call without polling, 1.0-1.4
- * with 1-3 ms of it). It polls with sched_yield(), so any other runnable
- * thread gets the CPU first (polling with the pause instruction instead made
- * the C tests, two processes at once on 2 CPUs, take 21.5 s instead of 13.8;
- * with the yield 12.7). PyTorch's OpenMP workers spin for 10-20 ms. */
+ * never. A sleeping worker's virtual CPU can go back to the host, and waking
+ * it can cost a millisecond, paid by every parallel region of a call. It
+ * polls with sched_yield(), so that any other runnable thread gets the CPU
+ * first (a pause-instruction spin starved a second process on the same
+ * CPUs). docs/PERF-LOG.md has the measurements. */
 static long sk_spin_ns(void) {
     static atomic_long cached = -1;
     long v = atomic_load_explicit(&cached, memory_order_relaxed);
