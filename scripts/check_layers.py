@@ -76,6 +76,38 @@ def function_bodies(text):
         yield m.group("name"), bool(m.group("static")), text[m.end():i]
 
 
+def find_cycles(graph):
+    """The strongly connected components of more than one node (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(comp)
+
+    sys.setrecursionlimit(10000)
+    for v in list(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
 def check_calls(findings):
     defs, calls = {}, {}  # name -> file; (file, name) -> callee names
     statics = {}
@@ -109,37 +141,13 @@ def check_calls(findings):
             if tl != src_layer and not any(prefix.startswith(a) or a.startswith(prefix)
                                            for a in allowed):
                 findings.append(f"{rel}: {name} calls {tname} ({trel}) in layer '{tl}'")
-    # call cycles across files: strongly connected components (Tarjan)
-    index, low, stack, on, out = {}, {}, [], set(), []
-
-    def visit(v):
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in graph.get(v, ()):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len({f for f, _ in comp}) > 1:
-                out.append(comp)
-
-    sys.setrecursionlimit(10000)
-    for v in list(graph):
-        if v not in index:
-            visit(v)
-    for comp in out:
-        names = ", ".join(f"{n} ({f})" for f, n in sorted(comp))
-        findings.append(f"call cycle across files: {names}")
+    # files calling each other in a loop (execute -> engine -> execute) are a
+    # cycle even when no single function recurses
+    files = {}
+    for (rel, _), targets in graph.items():
+        files.setdefault(rel, set()).update(t for t, _ in targets if t != rel)
+    for comp in find_cycles(files):
+        findings.append("call cycle between files: " + " -> ".join(sorted(comp)))
 
 
 def main():

@@ -90,6 +90,32 @@ static void sk_validate_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int
     c->bad[chunk] = sk_scan_range(c->job, lo, hi);
 }
 
+/* The message for the first bad value: its position in index (scan
+ * position `bad` of the scanned dimensions dim_of), value, axis and size. */
+static sk_status sk_report_bad(const char *op, const char *arg, const sk_tensor *index,
+                               const sk_tensor *scan, const int32_t *dim_of, int32_t comp_dim,
+                               const int32_t *axes, const int64_t *sizes, int64_t bad) {
+    int64_t coord[SK_MAX_DIMS] = {0}, off = 0, rem = bad;
+    for (int32_t d = scan->ndim - 1; d >= 0; d--) {
+        coord[dim_of[d]] = rem % scan->shape[d];
+        rem /= scan->shape[d];
+        off += coord[dim_of[d]] * scan->strides[d];
+    }
+    char pos[256];
+    size_t n = 0;
+    for (int32_t d = 0; d < index->ndim && n < sizeof pos; d++)
+        n += (size_t)snprintf(pos + n, sizeof pos - n, d ? ", %lld" : "%lld", (long long)coord[d]);
+    int k = comp_dim < 0 ? 0 : (int)coord[comp_dim];
+    int64_t v = sk_load_index(index->data, index->dtype == SK_DTYPE_INT64, off);
+    if (index->ndim == 0) /* a 0-d index has no position to name */
+        return sk_fail(SK_STATUS_INDEX_OUT_OF_RANGE,
+                       "%s: %s = %lld is out of range for axis %d of size %lld", op, arg,
+                       (long long)v, (int)axes[k], (long long)sizes[k]);
+    return sk_fail(SK_STATUS_INDEX_OUT_OF_RANGE,
+                   "%s: %s[%s] = %lld is out of range for axis %d of size %lld", op, arg, pos,
+                   (long long)v, (int)axes[k], (long long)sizes[k]);
+}
+
 sk_status sk_validate_index(const char *op, const char *arg, const sk_tensor *index,
                             int32_t comp_dim, const int32_t *axes, const int64_t *sizes,
                             sk_index_mode mode, int nthreads) {
@@ -132,28 +158,8 @@ sk_status sk_validate_index(const char *op, const char *arg, const sk_tensor *in
     sk_parallel_chunks(nt, numel, nchunks, sk_validate_chunk, &ctx);
     int64_t bad = -1;
     for (int64_t c = 0; c < nchunks && bad < 0; c++) bad = ctx.bad[c];
-    if (bad < 0) return SK_STATUS_OK;
-
-    /* report the first bad value with its position in index */
-    int64_t coord[SK_MAX_DIMS] = {0}, off = 0, rem = bad;
-    for (int32_t d = scan.ndim - 1; d >= 0; d--) {
-        coord[dim_of[d]] = rem % scan.shape[d];
-        rem /= scan.shape[d];
-        off += coord[dim_of[d]] * scan.strides[d];
-    }
-    char pos[256];
-    size_t n = 0;
-    for (int32_t d = 0; d < index->ndim && n < sizeof pos; d++)
-        n += (size_t)snprintf(pos + n, sizeof pos - n, d ? ", %lld" : "%lld", (long long)coord[d]);
-    int k = comp_dim < 0 ? 0 : (int)coord[comp_dim];
-    int64_t v = sk_load_index(index->data, index->dtype == SK_DTYPE_INT64, off);
-    if (index->ndim == 0) /* a 0-d index has no position to name */
-        return sk_fail(SK_STATUS_INDEX_OUT_OF_RANGE,
-                       "%s: %s = %lld is out of range for axis %d of size %lld", op, arg,
-                       (long long)v, (int)axes[k], (long long)sizes[k]);
-    return sk_fail(SK_STATUS_INDEX_OUT_OF_RANGE,
-                   "%s: %s[%s] = %lld is out of range for axis %d of size %lld", op, arg, pos,
-                   (long long)v, (int)axes[k], (long long)sizes[k]);
+    return bad < 0 ? SK_STATUS_OK : sk_report_bad(op, arg, index, &scan, dim_of, comp_dim, axes,
+                                                  sizes, bad);
 }
 
 sk_status sk_check_values(const sk_index_check *c, int nthreads) {

@@ -38,25 +38,11 @@ static void sk_scatter_plan(sk_plan *p, const char *op, const sk_tensor *x,
     p->index_is64 = index->dtype == SK_DTYPE_INT64;
 }
 
-/* bwd == NULL: the forward. Otherwise the backward, with out the forward result. */
-static sk_status sk_scatter_impl(const char *op, const sk_tensor *x, const sk_tensor *index,
-                                 const sk_tensor *src, const int32_t *axes, int32_t naxes,
-                                 bool has_comp_dim, sk_reduce reduce, bool include_self,
-                                 sk_index_mode mode, sk_tensor *out, const sk_options *opts,
-                                 const sk_backward_args *bwd) {
-    sk_status st;
-    int32_t wrapped[SK_MAX_DIMS];
-    int64_t sizes[SK_MAX_DIMS];
-    if ((st = sk_scatter_check_common(op, x, reduce, mode, out, bwd != NULL))) return st;
-    if ((st = sk_check_tensor(op, "index", index))) return st;
-    if ((st = sk_check_index_dtype(op, "index", index))) return st;
-    if ((st = sk_check_tensor(op, "src", src))) return st;
-    if ((st = sk_check_same_dtype(op, "src", src, x->dtype))) return st;
-    if (!has_comp_dim) {
-        if ((st = sk_wrap_axis(op, "axis", axes[0], x->ndim, wrapped))) return st;
-    } else if ((st = sk_wrap_axes(op, axes, naxes, x->ndim, wrapped))) {
-        return st;
-    }
+/* The shapes of index and src against x, with the axes already wrapped. */
+static sk_status sk_scatter_check_shapes(const char *op, const sk_tensor *x,
+                                         const sk_tensor *index, const sk_tensor *src,
+                                         const int32_t *wrapped, int32_t naxes,
+                                         bool has_comp_dim) {
     int32_t want = x->ndim + (has_comp_dim ? 1 : 0);
     if (index->ndim != want)
         return sk_fail(SK_STATUS_INVALID_SHAPE,
@@ -84,6 +70,29 @@ static sk_status sk_scatter_impl(const char *op, const sk_tensor *x, const sk_te
                            "%s: src.shape[%d] = %lld is smaller than index.shape[%d] = %lld", op,
                            (int)d, (long long)src->shape[d], (int)d, (long long)index->shape[d]);
     }
+    return SK_STATUS_OK;
+}
+
+/* bwd == NULL: the forward. Otherwise the backward, with out the forward result. */
+static sk_status sk_scatter_impl(const char *op, const sk_tensor *x, const sk_tensor *index,
+                                 const sk_tensor *src, const int32_t *axes, int32_t naxes,
+                                 bool has_comp_dim, sk_reduce reduce, bool include_self,
+                                 sk_index_mode mode, sk_tensor *out, const sk_options *opts,
+                                 const sk_backward_args *bwd) {
+    sk_status st;
+    int32_t wrapped[SK_MAX_DIMS];
+    int64_t sizes[SK_MAX_DIMS];
+    if ((st = sk_scatter_check_common(op, x, reduce, mode, out, bwd != NULL))) return st;
+    if ((st = sk_check_tensor(op, "index", index))) return st;
+    if ((st = sk_check_index_dtype(op, "index", index))) return st;
+    if ((st = sk_check_tensor(op, "src", src))) return st;
+    if ((st = sk_check_same_dtype(op, "src", src, x->dtype))) return st;
+    if (!has_comp_dim) {
+        if ((st = sk_wrap_axis(op, "axis", axes[0], x->ndim, wrapped))) return st;
+    } else if ((st = sk_wrap_axes(op, axes, naxes, x->ndim, wrapped))) {
+        return st;
+    }
+    if ((st = sk_scatter_check_shapes(op, x, index, src, wrapped, naxes, has_comp_dim))) return st;
     if (!bwd) {
         const sk_tensor *inputs[] = {x, index, src};
         static const char *const names[] = {"x", "index", "src"};
