@@ -35,6 +35,11 @@ sk_status sk_fail(sk_status status, const char *fmt, ...) SK_PRINTF(2, 3);
 void sk_clear_error(void);
 /* Records the name of the path about to run, for sk_last_kernel(). */
 void sk_note_kernel(const char *name);
+/* For the tests that run every path (tests/c/test_paths.c): while a name is
+ * forced on this thread, a path table runs the path of that name when it
+ * applies (and chooses as usual when it does not). NULL: no path forced. */
+void sk_force_kernel(const char *name);
+const char *sk_forced_kernel(void);
 
 /* ---- checked 64-bit arithmetic ---- */
 SK_INLINE bool sk_mul_overflows(int64_t a, int64_t b, int64_t *r) {

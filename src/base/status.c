@@ -6,6 +6,7 @@
 static _Thread_local char sk_error_message[512];
 /* The name of the path the last call on this thread ran (a string literal). */
 static _Thread_local const char *sk_kernel_name = "";
+static _Thread_local const char *sk_kernel_forced = NULL;
 
 const char *sk_status_string(sk_status status) {
     switch (status) {
@@ -39,3 +40,7 @@ sk_status sk_fail(sk_status status, const char *fmt, ...) {
 void sk_note_kernel(const char *name) { sk_kernel_name = name; }
 
 const char *sk_last_kernel(void) { return sk_kernel_name; }
+
+void sk_force_kernel(const char *name) { sk_kernel_forced = name; }
+
+const char *sk_forced_kernel(void) { return sk_kernel_forced; }
