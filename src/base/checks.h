@@ -6,7 +6,7 @@
 #include "base/base.h"
 
 /* Checks a tensor argument: not NULL, valid dtype, ndim, non-negative shape,
- * CPU device, data not NULL when it has elements, byte extent fits. */
+ * a known device type, data not NULL when it has elements, byte extent fits. */
 sk_status sk_check_tensor(const char *op, const char *arg, const sk_tensor *t);
 /* Wraps a possibly negative axis into [0, ndim). */
 sk_status sk_wrap_axis(const char *op, const char *arg, int64_t axis, int32_t ndim,
@@ -29,6 +29,11 @@ sk_status sk_check_out(const char *op, const sk_tensor *out, sk_dtype dtype, int
 sk_status sk_check_out_as(const char *op, const char *arg, const sk_tensor *out, sk_dtype dtype,
                           int32_t ndim, const int64_t *shape, const sk_tensor *alias,
                           const sk_tensor *const *inputs, const char *const *names, int ninputs);
+/* Checks that every non-NULL tensor of `inputs` is on t's device (type and
+ * id): SPEC's one device per call (ValueError in Python). */
+sk_status sk_check_same_device(const char *op, const char *arg, const sk_tensor *t,
+                               const sk_tensor *const *inputs, const char *const *names,
+                               int ninputs);
 /* Parses a reduce / mode value and rejects what the operator cannot do. */
 sk_status sk_check_reduce(const char *op, sk_reduce reduce, sk_dtype dtype);
 sk_status sk_check_mode(const char *op, sk_index_mode mode, bool scatter_type);

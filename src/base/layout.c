@@ -60,6 +60,25 @@ sk_status sk_check_out(const char *op, const sk_tensor *out, sk_dtype dtype, int
     return sk_check_out_as(op, "out", out, dtype, ndim, shape, alias, inputs, names, ninputs);
 }
 
+static const char *sk_device_name(int32_t device_type) {
+    return device_type == SK_DEVICE_CPU ? "cpu" : device_type == SK_DEVICE_CUDA ? "cuda" : "?";
+}
+
+sk_status sk_check_same_device(const char *op, const char *arg, const sk_tensor *t,
+                               const sk_tensor *const *inputs, const char *const *names,
+                               int ninputs) {
+    for (int i = 0; i < ninputs; i++) {
+        const sk_tensor *in = inputs[i];
+        if (!in || (in->device_type == t->device_type && in->device_id == t->device_id)) continue;
+        return sk_fail(SK_STATUS_INVALID_ARGUMENT,
+                       "%s: %s is on %s:%d but %s is on %s:%d; all tensors of a call must be on "
+                       "one device",
+                       op, names[i], sk_device_name(in->device_type), (int)in->device_id, arg,
+                       sk_device_name(t->device_type), (int)t->device_id);
+    }
+    return SK_STATUS_OK;
+}
+
 sk_status sk_check_out_as(const char *op, const char *arg, const sk_tensor *out, sk_dtype dtype,
                           int32_t ndim, const int64_t *shape, const sk_tensor *alias,
                           const sk_tensor *const *inputs, const char *const *names, int ninputs) {
@@ -69,6 +88,7 @@ sk_status sk_check_out_as(const char *op, const char *arg, const sk_tensor *out,
         return sk_fail(SK_STATUS_INVALID_DTYPE, "%s: %s must have dtype %s, got %s", op, arg,
                        sk_dtype_name(dtype), sk_dtype_name(out->dtype));
     if ((st = sk_check_shape(op, arg, out, ndim, shape))) return st;
+    if ((st = sk_check_same_device(op, arg, out, inputs, names, ninputs))) return st;
     if (sk_tensor_numel(out) == 0) return SK_STATUS_OK;
     if (sk_has_internal_overlap(out))
         return sk_fail(SK_STATUS_OVERLAP,

@@ -115,10 +115,11 @@ sk_status sk_check_tensor(const char *op, const char *arg, const sk_tensor *t) {
     if (t->ndim < 0 || t->ndim > SK_MAX_DIMS)
         return sk_fail(SK_STATUS_INVALID_SHAPE, "%s: %s has %d dimensions; at most %d are supported",
                        op, arg, (int)t->ndim, SK_MAX_DIMS);
-    if (t->device_type != SK_DEVICE_CPU)
-        return sk_fail(SK_STATUS_UNSUPPORTED_DEVICE,
-                       "%s: %s is on device type %d; this build supports the CPU only", op, arg,
-                       (int)t->device_type);
+    /* a device this build has no backend for is refused by dispatch, before
+     * any element is read; here only a device type no backend could have */
+    if (t->device_type != SK_DEVICE_CPU && t->device_type != SK_DEVICE_CUDA)
+        return sk_fail(SK_STATUS_UNSUPPORTED_DEVICE, "%s: %s is on device type %d (neither cpu "
+                       "nor cuda)", op, arg, (int)t->device_type);
     int64_t n = 1, extent = 0;
     for (int32_t d = 0; d < t->ndim; d++) {
         int64_t span;
