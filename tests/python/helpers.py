@@ -1,13 +1,12 @@
 """Shared helpers for the scatterkit Python tests.
 
-- dtype tables (scatterkit names, NumPy and torch dtypes),
+- dtype tables (scatterkit names, NumPy and torch dtypes; helpers_dtypes.py),
 - random values of every dtype, random index tensors,
 - tensors of a given value in a given memory layout (contiguous, transposed,
   strided, expanded = zero strides, negative = NumPy negative strides),
 - torch <-> NumPy conversion,
 - reference implementations of gather / scatter / index_select /
-  index_scatter that follow SPEC.md (PyTorch for values; plain NumPy where the
-  SPEC departs from or goes beyond PyTorch -- every such place says why),
+  index_scatter that follow SPEC.md (helpers_refs.py),
 - bitwise / tolerance comparisons and a small failure collector so that a
   test that loops over a large cross product reports every failing case.
 """
@@ -19,32 +18,17 @@ import warnings
 import numpy as np
 import torch
 
+# the dtype tables and the references live in modules of their own;
+# re-exported here, so that tests import everything from helpers
+from helpers_dtypes import (  # noqa: F401
+    BOOL_REDUCES, DTYPES, FLOAT_DTYPES, GATHER_MODES, INDEX_DTYPES, INT_DTYPES,
+    LOW_FLOAT_DTYPES, NP_DTYPE, REDUCES, SCATTER_MODES, TORCH_DTYPE, TORCH_TO_NAME)
+from helpers_refs import (  # noqa: F401
+    normalize_index, ref_gather, ref_index_scatter, ref_index_scatter_torch,
+    ref_index_select, ref_scatter, src_block)
+
 # torch.index_reduce warns that it is in beta on every call
 warnings.filterwarnings("ignore", message="index_reduce\\(\\) is in beta")
-
-# --------------------------------------------------------------------------
-# dtypes
-# --------------------------------------------------------------------------
-DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64",
-          "float16", "bfloat16", "float32", "float64"]
-INT_DTYPES = ["uint8", "int8", "int16", "int32", "int64"]
-FLOAT_DTYPES = ["float16", "bfloat16", "float32", "float64"]
-LOW_FLOAT_DTYPES = ["float16", "bfloat16"]
-INDEX_DTYPES = ["int32", "int64"]
-REDUCES = [None, "sum", "prod", "mean", "amax", "amin"]
-BOOL_REDUCES = [None, "amax", "amin"]
-SCATTER_MODES = ["error", "clip", "drop"]
-GATHER_MODES = ["error", "clip", "fill"]
-
-TORCH_DTYPE = {
-    "bool": torch.bool, "uint8": torch.uint8, "int8": torch.int8,
-    "int16": torch.int16, "int32": torch.int32, "int64": torch.int64,
-    "float16": torch.float16, "bfloat16": torch.bfloat16,
-    "float32": torch.float32, "float64": torch.float64,
-}
-# NumPy has no bfloat16: bfloat16 tests use torch tensors only.
-NP_DTYPE = {k: np.dtype(k) for k in DTYPES if k != "bfloat16"}
-TORCH_TO_NAME = {v: k for k, v in TORCH_DTYPE.items()}
 
 
 def reduces_for(dtype):
@@ -234,208 +218,6 @@ def writable_layout(layout):
     return layout != "expanded"
 
 
-# --------------------------------------------------------------------------
-# index normalisation (SPEC "Indices")
-# --------------------------------------------------------------------------
-def normalize_index(idx, n, mode):
-    """idx: torch int tensor of raw index values. Returns (norm, valid):
-    norm (int64) has negative values in [-n, -1] mapped to i + n and, for
-    'clip', everything clamped to [0, n-1]; valid tells which entries are in
-    range (all True for 'clip')."""
-    idx = idx.to(torch.int64)
-    valid = (idx >= -n) & (idx < n)
-    norm = torch.where(idx < 0, idx + n, idx)
-    if mode == "clip":
-        norm = norm.clamp(0, max(n - 1, 0))
-        valid = torch.ones_like(valid)
-    return norm, valid
-
-
-def src_block(src, index_shape, dtype):
-    """The part of src that scatter reads: the leading index.shape block.
-    A Python scalar is broadcast to index.shape."""
-    if not isinstance(src, torch.Tensor):
-        return torch.full(tuple(index_shape), src, dtype=TORCH_DTYPE[dtype])
-    return src[tuple(slice(0, s) for s in index_shape)].contiguous()
-
-
-# --------------------------------------------------------------------------
-# references
-# --------------------------------------------------------------------------
-def ref_gather(x, idx, axis, mode="error", fill_value=0):
-    """gather: torch.gather on the normalised index; 'fill' via torch.where
-    (torch has no out-of-range modes)."""
-    n = x.shape[axis] if x.ndim else 1
-    norm, valid = normalize_index(idx, n, mode)
-    fill = torch.full(tuple(idx.shape), fill_value, dtype=x.dtype)
-    if n == 0:
-        return fill
-    safe = torch.where(valid, norm, torch.zeros_like(norm))
-    out = torch.gather(x, axis, safe)
-    if mode == "fill":
-        out = torch.where(valid, out, fill)
-    return out
-
-
-def ref_index_select(x, idx, axis, mode="error", fill_value=0):
-    """index_select with an index of any rank: torch.index_select on the
-    flattened index, reshaped to x.shape[:axis] + index.shape + x.shape[axis+1:];
-    'fill' via torch.where."""
-    axis = axis % x.ndim
-    n = x.shape[axis]
-    norm, valid = normalize_index(idx, n, mode)
-    out_shape = tuple(x.shape[:axis]) + tuple(idx.shape) + tuple(x.shape[axis + 1:])
-    fill = torch.full(out_shape, fill_value, dtype=x.dtype)
-    if n == 0:
-        return fill
-    safe = torch.where(valid, norm, torch.zeros_like(norm))
-    out = torch.index_select(x, axis, safe.reshape(-1)).reshape(out_shape)
-    if mode == "fill":
-        vshape = [1] * axis + list(idx.shape) + [1] * (x.ndim - axis - 1)
-        out = torch.where(valid.reshape(vshape), out, fill)
-    return out
-
-
-def _flat_targets(x_shape, norm, axis):
-    """Row-major linear target of every position of the index (row-major)."""
-    coords = list(np.indices(tuple(norm.shape), dtype=np.int64)) if norm.ndim else []
-    coords[axis] = norm.numpy().astype(np.int64)
-    return np.ravel_multi_index([c.reshape(-1) for c in coords], tuple(x_shape)) \
-        if norm.numel() else np.zeros(0, dtype=np.int64)
-
-
-def _scatter_assign(x, norm, block, axis):
-    # SPEC: with duplicate targets the LAST update in row-major order of the
-    # index wins, always. torch.scatter leaves duplicates undefined, so this
-    # is plain NumPy: keep, for every target, the last position naming it.
-    out = x.clone().reshape(-1)
-    flat = _flat_targets(x.shape, norm, axis)
-    if flat.size:
-        vals = block.reshape(-1)
-        rev = flat[::-1]
-        uniq, first = np.unique(rev, return_index=True)
-        last = flat.size - 1 - first
-        out[torch.from_numpy(uniq)] = vals[torch.from_numpy(last)]
-    return out.reshape(x.shape)
-
-
-def _scatter_int(x, norm, block, axis, reduce, include_self):
-    # SPEC: integer sum/prod wrap around like two's complement and integer
-    # mean is the (wrapped) sum divided by the count, rounded toward -inf.
-    # torch computes the same (checked: it wraps in the dtype and floors the
-    # mean) but relies on C++ signed overflow, so the reference is NumPy in
-    # uint64, where wrap-around is well defined, truncated to the dtype.
-    npd = NP_DTYPE[TORCH_TO_NAME[x.dtype]]
-    xs = x.numpy().astype(np.int64).reshape(-1)
-    flat = _flat_targets(x.shape, norm, axis)
-    vals = block.numpy().astype(np.int64).reshape(-1)
-    touched = np.zeros(xs.size, dtype=bool)
-    touched[flat] = True
-    if reduce in ("amax", "amin"):
-        acc = xs.copy()
-        if not include_self:
-            info = np.iinfo(npd)
-            acc[touched] = info.min if reduce == "amax" else info.max
-        (np.maximum if reduce == "amax" else np.minimum).at(acc, flat, vals)
-        return torch.from_numpy(acc.astype(npd).reshape(tuple(x.shape)))
-    acc = xs.astype(np.uint64)
-    if not include_self:
-        acc[touched] = 1 if reduce == "prod" else 0
-    if reduce == "prod":
-        np.multiply.at(acc, flat, vals.astype(np.uint64))
-    else:
-        np.add.at(acc, flat, vals.astype(np.uint64))
-    res = acc.astype(npd)  # truncation to the dtype's width = wrap-around
-    if reduce == "mean":
-        count = np.bincount(flat, minlength=xs.size) + (1 if include_self else 0)
-        s = res.astype(np.int64)
-        q = np.floor_divide(s, np.maximum(count, 1))
-        res = np.where(touched, q, xs).astype(npd)
-    return torch.from_numpy(res.reshape(tuple(x.shape)))
-
-
-def _scatter_core(x, norm, block, axis, reduce, include_self):
-    """All indices valid (normalised, int64)."""
-    if reduce is None:
-        return _scatter_assign(x, norm, block, axis)
-    name = TORCH_TO_NAME[x.dtype]
-    if name in INT_DTYPES:
-        return _scatter_int(x, norm, block, axis, reduce, include_self)
-    if name == "bool":
-        assert reduce in ("amax", "amin")
-        r = x.to(torch.uint8).scatter_reduce(axis, norm, block.to(torch.uint8), reduce,
-                                             include_self=include_self)
-        return r.to(torch.bool)
-    if name in LOW_FLOAT_DTYPES:
-        # SPEC: float16/bfloat16 reduce in float32 and round once at the end.
-        r = x.float().scatter_reduce(axis, norm, block.float(), reduce,
-                                     include_self=include_self)
-        return r.to(x.dtype)
-    return x.scatter_reduce(axis, norm, block, reduce, include_self=include_self)
-
-
-def ref_scatter(x, idx, src, axis, reduce=None, include_self=True, mode="error"):
-    """scatter reference. x: contiguous torch; idx: torch int (raw values);
-    src: contiguous torch tensor (only the leading idx.shape block is read) or
-    a Python scalar."""
-    dtype = TORCH_TO_NAME[x.dtype]
-    block = src_block(src, idx.shape, dtype)
-    if x.ndim == 0:
-        r = ref_scatter(x.reshape(1), idx.reshape(1), block.reshape(1), 0, reduce,
-                        include_self, mode)
-        return r.reshape(())
-    axis = axis % x.ndim
-    n = x.shape[axis]
-    norm, valid = normalize_index(idx, n, mode)
-    if mode == "drop":
-        # 'drop' skips the update: emulate by sending dropped updates to an
-        # extra dummy slot appended along the axis, then cutting it off.
-        pad_shape = list(x.shape)
-        pad_shape[axis] = 1
-        xp = torch.cat([x, torch.zeros(pad_shape, dtype=x.dtype)], dim=axis)
-        norm = torch.where(valid, norm, torch.full_like(norm, n))
-        r = _scatter_core(xp, norm, block, axis, reduce, include_self)
-        return r.narrow(axis, 0, n).contiguous()
-    return _scatter_core(x, norm, block, axis, reduce, include_self)
-
-
-def ref_index_scatter(x, idx, updates, axis=0, reduce=None, include_self=True, mode="error"):
-    """index_scatter as a scatter: the 1-d index is broadcast over updates'
-    shape along `axis` (slice i of updates goes to slice index[i] of out), so
-    row-major order of the broadcast index is the order of i."""
-    axis = axis % x.ndim
-    if idx.ndim == 0:
-        idx = idx.reshape(1)
-        updates = updates.unsqueeze(axis)
-    L = idx.shape[0]
-    shp = [1] * x.ndim
-    shp[axis] = L
-    full = idx.reshape(shp).expand(tuple(updates.shape)).contiguous()
-    return ref_scatter(x, full, updates.contiguous(), axis, reduce, include_self, mode)
-
-
-def ref_index_scatter_torch(x, idx, updates, axis, reduce, include_self):
-    """index_scatter straight from torch's index_copy / index_add /
-    index_reduce (in-range, non-negative int64 index; no duplicates for assign,
-    which torch leaves undefined; no bool: torch's index_reduce has none)."""
-    low = TORCH_TO_NAME[x.dtype] in LOW_FLOAT_DTYPES
-    xc = x.float() if low else x
-    uc = updates.float() if low else updates
-    if idx.ndim == 0:
-        idx = idx.reshape(1)
-        uc = uc.unsqueeze(axis)
-    if reduce is None:
-        r = xc.index_copy(axis, idx, uc)
-    elif reduce == "sum":
-        base = xc if include_self else xc.index_fill(axis, idx, 0)
-        r = base.index_add(axis, idx, uc)
-    else:
-        r = xc.index_reduce(axis, idx, uc, reduce, include_self=include_self)
-    return r.to(x.dtype)
-
-
-# --------------------------------------------------------------------------
-# comparisons
 # --------------------------------------------------------------------------
 _BITS = {torch.float16: torch.int16, torch.bfloat16: torch.int16,
          torch.float32: torch.int32, torch.float64: torch.int64}

@@ -17,207 +17,24 @@ Every case is checked twice, in float64:
 
 amax/amin cases use well-separated values (no winner changes within
 gradcheck's eps) unless a test builds ties on purpose.
-"""
-import itertools
 
+This file: scatter, index_scatter and scatter_nd; test_backward_gather.py:
+the gather-type operators and the view scatters. The reference and the
+checks are in helpers_backward.py.
+"""
 import numpy as np
 import pytest
 import torch
 
 import scatterkit.torch as skt
-
-F64 = torch.float64
-REDUCES = [None, "sum", "prod", "mean", "amax", "amin"]
-
-
-# --------------------------------------------------------------------------
-# values
-# --------------------------------------------------------------------------
-def distinct_values(rng, shapes):
-    """Tensors of the given shapes whose values are all distinct and at
-    least 0.3 apart (no ties anywhere, and none appear under +-eps)."""
-    sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
-    n = sum(sizes)
-    v = rng.permutation(n) * 0.5 - n / 4 + rng.uniform(-0.1, 0.1, n)
-    out, k = [], 0
-    for s, m in zip(shapes, sizes):
-        out.append(torch.tensor(v[k:k + m], dtype=F64).reshape(s))
-        k += m
-    return out
-
-
-def values_for(rng, reduce, shapes):
-    if reduce in ("amax", "amin"):
-        return distinct_values(rng, shapes)
-    if reduce == "prod":  # away from 0 and of either sign
-        return [torch.tensor(rng.uniform(0.5, 1.5, s) * rng.choice([-1, 1], s), dtype=F64)
-                for s in shapes]
-    return [torch.tensor(rng.standard_normal(s), dtype=F64) for s in shapes]
-
-
-def leaf(t):
-    """A fresh contiguous leaf (gradcheck refuses zero strides, which NumPy's
-    zero-size arrays can carry into torch)."""
-    return torch.empty(tuple(t.shape), dtype=t.dtype).copy_(t).requires_grad_(True)
-
-
-# --------------------------------------------------------------------------
-# the plain reference
-# --------------------------------------------------------------------------
-def resolve(i, n, mode):
-    """An index value per SPEC/CHOICES: negative wraps, then clip/drop/error."""
-    i = int(i)
-    if -n <= i < n:
-        return i + n if i < 0 else i
-    if mode == "clip":
-        return min(max(i + n if i < 0 else i, 0), n - 1)
-    if mode in ("drop", "fill"):
-        return None
-    raise IndexError(i)
-
-
-def positions(shape):
-    return list(itertools.product(*[range(s) for s in shape]))
-
-
-def ref_reduce(x, src, pairs, reduce, include_self):
-    """The scatter-type forward from (target, src position) pairs in update
-    order: each target's contributors are reduced with torch operations."""
-    groups = {}
-    for t, p in pairs:
-        groups.setdefault(t, []).append(src[p])
-    if x.numel() == 0:
-        return x * 1
-    flat = []
-    for t in positions(x.shape):
-        if t not in groups:
-            flat.append(x[t])
-            continue
-        vals = groups[t]
-        if reduce is None:  # last writer wins; x and earlier writers are gone
-            flat.append(vals[-1])
-            continue
-        if include_self:
-            vals = [x[t]] + vals
-        v = torch.stack(vals)
-        flat.append({"sum": torch.sum, "prod": torch.prod, "mean": torch.mean,
-                     "amax": torch.amax, "amin": torch.amin}[reduce](v))
-    return torch.stack(flat).reshape(x.shape)
-
-
-def ref_map(x, src, mapping):
-    """out[t] = src[mapping[t]] where mapped, x[t] elsewhere."""
-    if x.numel() == 0:
-        return x * 1
-    flat = [src[mapping[t]] if t in mapping else x[t] for t in positions(x.shape)]
-    return torch.stack(flat).reshape(x.shape)
-
-
-def ref_take(x, out_shape, sources):
-    """out[p] = x[sources[p]] (sources[p] None: a filled constant 0)."""
-    if int(np.prod(out_shape, dtype=np.int64)) == 0:
-        return x.new_zeros(out_shape) + 0 * x.sum()
-    zero = x.new_zeros(())
-    flat = [zero if sources[p] is None else x[sources[p]] for p in positions(out_shape)]
-    return torch.stack(flat).reshape(out_shape)
-
-
-def scatter_pairs(x_shape, index, axis, mode):
-    index = np.asarray(index)
-    pairs = []
-    if isinstance(axis, tuple):
-        nd = len(x_shape)
-        axes = [a % nd for a in axis]
-        for p in positions(index.shape[:-1]):
-            t = list(p)
-            for k, a in enumerate(axes):
-                t[a] = resolve(index[p + (k,)], x_shape[a], mode)
-            if None not in t:
-                pairs.append((tuple(t), p))
-        return pairs
-    nd = len(x_shape)
-    if nd == 0:
-        i = resolve(index[()], 1, mode)
-        return [] if i is None else [((), ())]
-    a = axis % nd
-    for p in positions(index.shape):
-        i = resolve(index[p], x_shape[a], mode)
-        if i is not None:
-            pairs.append((p[:a] + (i,) + p[a + 1:], p))
-    return pairs
-
-
-def index_scatter_pairs(x_shape, index, axis, mode):
-    index = np.asarray(index)
-    nd = len(x_shape)
-    a = axis % nd
-    rest = positions(x_shape[:a] + x_shape[a + 1:])
-    pairs = []
-    for j, raw in enumerate(index.reshape(-1)):
-        i = resolve(raw, x_shape[a], mode)
-        if i is None:
-            continue
-        for q in rest:
-            t = q[:a] + (i,) + q[a:]
-            pairs.append((t, q if index.ndim == 0 else q[:a] + (j,) + q[a:]))
-    return pairs
-
-
-def scatter_nd_pairs(x_shape, index, mode):
-    index = np.asarray(index)
-    k = index.shape[-1]
-    pairs = []
-    for p in positions(index.shape[:-1]):
-        t = tuple(resolve(index[p + (j,)], x_shape[j], mode) for j in range(k))
-        if None in t:
-            continue
-        for q in positions(x_shape[k:]):
-            pairs.append((t + q, p + q))
-    return pairs
-
-
-# --------------------------------------------------------------------------
-# checks
-# --------------------------------------------------------------------------
-def gradcheck(fn, inputs):
-    assert torch.autograd.gradcheck(fn, inputs, eps=1e-6, atol=1e-5)
-
-
-def grads(fn, inputs, grad_out):
-    inputs = [leaf(t) for t in inputs]
-    y = fn(*inputs)
-    y.backward(grad_out)
-    return y.detach(), [t.grad for t in inputs]
-
-
-def check_against(fn, ref, inputs, rng, exact=False):
-    """Our forward and gradients equal the reference's (random grad_out)."""
-    y = fn(*[t.detach() for t in inputs])
-    g = torch.tensor(rng.standard_normal(tuple(y.shape)), dtype=y.dtype)
-    ours, gours = grads(fn, inputs, g)
-    theirs, gtheirs = grads(ref, inputs, g)
-    torch.testing.assert_close(ours, theirs, rtol=1e-12, atol=1e-12, equal_nan=True)
-    for a, b in zip(gours, gtheirs):
-        if b is None:  # the reference never read it: its gradient is 0
-            b = torch.zeros_like(a)
-        if exact:
-            torch.testing.assert_close(a, b, rtol=0, atol=0)
-        else:
-            torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-12)
-
-
-def check(fn, ref, inputs, rng):
-    gradcheck(fn, [leaf(t) for t in inputs])
-    check_against(fn, ref, inputs, rng)
+from helpers_backward import (F64, REDUCES, as_index, check, check_against,
+                              index_scatter_pairs, leaf, ref_reduce, scatter_nd_pairs,
+                              scatter_pairs, values_for)
 
 
 # --------------------------------------------------------------------------
 # scatter: every reduce x include_self x scenario
 # --------------------------------------------------------------------------
-def _idx(a):
-    return torch.tensor(np.asarray(a), dtype=torch.int64)
-
-
 SCATTER_CASES = {
     # name: (x shape, index, axis, src shape, mode)
     "duplicates": ((3, 4), [[0, 2, 1], [2, 2, 0], [0, 2, 1], [1, 0, 0], [0, 0, 2]], 0, (5, 3),
@@ -246,7 +63,7 @@ SCATTER_CASES = {
 def test_scatter_gradcheck(reduce, include_self, case, rng):
     xs, index, axis, ss, mode = SCATTER_CASES[case]
     x, src = values_for(rng, reduce, [xs, ss])
-    index = _idx(index)
+    index = as_index(index)
     kw = dict(reduce=reduce, include_self=include_self, mode=mode)
     pairs = scatter_pairs(xs, index, axis, mode)
 
@@ -265,7 +82,7 @@ def test_scatter_broadcast_src(reduce, include_self, rng):
     """A 0-d src tensor (broadcast to index.shape by scatter) gets the sum of
     its per-position gradients; an expanded src (zero strides) gets the sum
     through torch's expand; a Python scalar src has no gradient."""
-    index = _idx([[0, 2, 1], [2, 2, 0], [1, 1, 1], [0, 2, 2]])
+    index = as_index([[0, 2, 1], [2, 2, 0], [1, 1, 1], [0, 2, 2]])
     (x,) = values_for(rng, reduce, [(3, 3)])
     kw = dict(reduce=reduce, include_self=include_self)
     pairs = scatter_pairs((3, 3), index, 0, "error")
@@ -289,7 +106,7 @@ def test_scatter_broadcast_src(reduce, include_self, rng):
 @pytest.mark.parametrize("reduce", REDUCES)
 def test_scatter_strided_inputs(reduce, rng):
     """Transposed x, strided src and grad_out of any layout reach C as they are."""
-    index = _idx([[0, 2, 1], [2, 2, 0], [1, 1, 1], [0, 2, 2]])
+    index = as_index([[0, 2, 1], [2, 2, 0], [1, 1, 1], [0, 2, 2]])
     xt, src = values_for(rng, reduce, [(3, 3), (4, 6)])
     pairs = scatter_pairs((3, 3), index, 0, "error")
 
@@ -320,7 +137,7 @@ PROD_ZERO_CASES = {
 def test_prod_with_zeros(case, include_self, rng):
     xv, iv, sv = PROD_ZERO_CASES[case]
     x, src = torch.tensor(xv, dtype=F64), torch.tensor(sv, dtype=F64)
-    index = _idx(iv)
+    index = as_index(iv)
     pairs = scatter_pairs((3,), index, 0, "error")
     kw = dict(reduce="prod", include_self=include_self)
 
@@ -342,10 +159,10 @@ def test_prod_zero_gradients_by_hand():
     """x=[0], src=[3, 4]: the zero's gradient is 12, the others' 0; with two
     zeros every gradient is 0."""
     x, s = leaf(torch.tensor([0.0], dtype=F64)), leaf(torch.tensor([3.0, 4.0], dtype=F64))
-    skt.scatter(x, _idx([0, 0]), s, 0, reduce="prod").sum().backward()
+    skt.scatter(x, as_index([0, 0]), s, 0, reduce="prod").sum().backward()
     assert x.grad.tolist() == [12.0] and s.grad.tolist() == [0.0, 0.0]
     x, s = leaf(torch.tensor([0.0], dtype=F64)), leaf(torch.tensor([3.0, 0.0], dtype=F64))
-    skt.scatter(x, _idx([0, 0]), s, 0, reduce="prod").sum().backward()
+    skt.scatter(x, as_index([0, 0]), s, 0, reduce="prod").sum().backward()
     assert x.grad.tolist() == [0.0] and s.grad.tolist() == [0.0, 0.0]
 
 
@@ -360,13 +177,13 @@ def test_ties_by_hand(reduce):
     contributor, so 1/3 of the gradient is lost)."""
     for include_self, gx, gs in [(True, [1 / 3], [1 / 3, 1 / 3]), (False, [0.0], [0.5, 0.5])]:
         x, s = leaf(torch.tensor([1.0], dtype=F64)), leaf(torch.tensor([1.0, 1.0], dtype=F64))
-        skt.scatter(x, _idx([0, 0]), s, 0, reduce=reduce, include_self=include_self).backward(
+        skt.scatter(x, as_index([0, 0]), s, 0, reduce=reduce, include_self=include_self).backward(
             torch.ones(1, dtype=F64))
         assert x.grad.tolist() == gx and s.grad.tolist() == gs
     # x alone wins: it gets everything, the src nothing
     x, s = leaf(torch.tensor([5.0 if reduce == "amax" else -5.0], dtype=F64)), leaf(
         torch.tensor([1.0, 1.0], dtype=F64))
-    skt.scatter(x, _idx([0, 0]), s, 0, reduce=reduce).backward(torch.ones(1, dtype=F64))
+    skt.scatter(x, as_index([0, 0]), s, 0, reduce=reduce).backward(torch.ones(1, dtype=F64))
     assert x.grad.tolist() == [1.0] and s.grad.tolist() == [0.0, 0.0]
 
 
@@ -375,7 +192,7 @@ def test_ties_nan():
     src=[1, nan] -> x and src[1] share the gradient, src[0] gets 0."""
     x, s = leaf(torch.tensor([float("nan")], dtype=F64)), leaf(
         torch.tensor([1.0, float("nan")], dtype=F64))
-    y = skt.scatter(x, _idx([0, 0]), s, 0, reduce="amax")
+    y = skt.scatter(x, as_index([0, 0]), s, 0, reduce="amax")
     assert torch.isnan(y).all()
     y.backward(torch.ones(1, dtype=F64))
     assert x.grad.tolist() == [0.5] and s.grad.tolist() == [0.0, 0.5]
@@ -392,12 +209,12 @@ def test_ties_random(reduce, include_self, rng):
     equals the plain reference's (torch.amax/amin split ties evenly)."""
     for _ in range(4):
         x, src = _tied_values(rng, (3, 4)), _tied_values(rng, (6, 4))
-        index = _idx(rng.integers(0, 3, (6, 4)))
+        index = as_index(rng.integers(0, 3, (6, 4)))
         pairs = scatter_pairs((3, 4), index, 0, "error")
         kw = dict(reduce=reduce, include_self=include_self)
         check_against(lambda x, s: skt.scatter(x, index, s, 0, **kw),
                       lambda x, s: ref_reduce(x, s, pairs, reduce, include_self), [x, src], rng)
-        i1 = _idx(rng.integers(-3, 3, 6))
+        i1 = as_index(rng.integers(-3, 3, 6))
         pairs = index_scatter_pairs((3, 4), i1, 0, "error")
         check_against(lambda x, u: skt.index_scatter(x, i1, u, 0, **kw),
                       lambda x, u: ref_reduce(x, u, pairs, reduce, include_self), [x, src], rng)
@@ -428,7 +245,7 @@ INDEX_SCATTER_CASES = {
 def test_index_scatter_gradcheck(reduce, include_self, case, rng):
     xs, index, axis, us, mode = INDEX_SCATTER_CASES[case]
     x, upd = values_for(rng, reduce, [xs, us])
-    index = _idx(index)
+    index = as_index(index)
     kw = dict(reduce=reduce, include_self=include_self, mode=mode)
     pairs = index_scatter_pairs(xs, index, axis, mode)
     check(lambda x, u: skt.index_scatter(x, index, u, axis, **kw),
@@ -452,7 +269,7 @@ SCATTER_ND_CASES = {
 def test_scatter_nd_gradcheck(reduce, case, rng):
     xs, index, us, mode = SCATTER_ND_CASES[case]
     x, upd = values_for(rng, reduce, [xs, us])
-    index = _idx(index)
+    index = as_index(index)
     pairs = scatter_nd_pairs(xs, index, mode)
     check(lambda x, u: skt.scatter_nd(x, index, u, reduce=reduce, mode=mode),
           lambda x, u: ref_reduce(x, u, pairs, reduce, True), [x, upd], rng)
@@ -463,277 +280,13 @@ def test_index_scatter_and_scatter_nd_0d_updates(reduce, rng):
     """A 0-d updates tensor is broadcast by the forward; it gets the summed gradient."""
     (x,) = values_for(rng, reduce, [(4, 3)])
     u0 = torch.tensor(0.8, dtype=F64)
-    index = _idx([1, 3, 1])
+    index = as_index([1, 3, 1])
     pairs = index_scatter_pairs((4, 3), index, 0, "error")
     check(lambda x, u: skt.index_scatter(x, index, u, 0, reduce=reduce),
           lambda x, u: ref_reduce(x, u.expand(3, 3), pairs, reduce, True), [x, u0], rng)
     pairs = scatter_nd_pairs((4, 3), index[:, None], "error")
     check(lambda x, u: skt.scatter_nd(x, index[:, None], u, reduce=reduce),
           lambda x, u: ref_reduce(x, u.expand(3, 3), pairs, reduce, True), [x, u0], rng)
-
-
-# --------------------------------------------------------------------------
-# gather-type operators
-# --------------------------------------------------------------------------
-def gather_sources(x_shape, index, axis, mode):
-    index = np.asarray(index)
-    src = {}
-    if isinstance(axis, tuple):
-        axes = [a % len(x_shape) for a in axis]
-        for p in positions(index.shape[:-1]):
-            t = list(p)
-            for k, a in enumerate(axes):
-                t[a] = resolve(index[p + (k,)], x_shape[a], mode)
-            src[p] = None if None in t else tuple(t)
-        return index.shape[:-1], src
-    if len(x_shape) == 0:
-        i = resolve(index[()], 1, mode)
-        return (), {(): None if i is None else ()}
-    a = axis % len(x_shape)
-    for p in positions(index.shape):
-        i = resolve(index[p], x_shape[a], mode)
-        src[p] = None if i is None else p[:a] + (i,) + p[a + 1:]
-    return index.shape, src
-
-
-GATHER_CASES = {
-    # name: (x shape, index, axis, mode)
-    "duplicates": ((3, 4), [[0, 2, 2, 1], [2, 2, 0, 0], [1, 1, 1, 1], [0, 2, 1, 0]], 0, "error"),
-    "negative": ((3, 4), [[-1, 0, 3, -4, -1], [2, 2, -3, 0, 1]], -1, "error"),
-    "clip": ((3, 4), [[-9, 5, 1, 7], [0, -1, 12, 2]], 0, "clip"),
-    "fill": ((3, 4), [[-9, 5, 1, 7], [0, -1, 12, 2]], 0, "fill"),
-    "x_0d": ((), -1, 0, "error"),
-    "zero_size": ((3, 4), np.zeros((0, 4), np.int64), 0, "error"),
-    "tuple_axes": ((3, 2, 4), np.stack([np.array([[0, 2, 1], [2, 2, 0]]),
-                                        np.array([[3, 0, 3], [1, 3, 3]])], -1)[:, None],
-                   (0, 2), "error"),
-}
-
-
-@pytest.mark.parametrize("case", sorted(GATHER_CASES))
-def test_gather_gradcheck(case, rng):
-    xs, index, axis, mode = GATHER_CASES[case]
-    x = torch.tensor(rng.standard_normal(xs), dtype=F64)
-    index = _idx(index)
-    if case == "tuple_axes":
-        index = index.expand(2, 2, 3, 2)
-    shape, src = gather_sources(xs, index, axis, mode)
-    check(lambda x: skt.gather(x, index, axis, mode=mode, fill_value=0.0),
-          lambda x: ref_take(x, shape, src), [x], rng)
-
-
-INDEX_SELECT_CASES = {
-    "duplicates": ((4, 3), [1, 3, 1, -1, 0, 1], 0, "error"),
-    "index_2d_axis1": ((3, 4), [[2, 0], [2, 3]], 1, "error"),
-    "index_0d": ((4, 3), -2, 0, "error"),
-    "clip": ((4, 3), [5, -9, 1, 1], 0, "clip"),
-    "fill": ((4, 3), [5, -9, 1, 1], -2, "fill"),
-    "empty": ((4, 3), np.zeros(0, np.int64), 1, "error"),
-}
-
-
-@pytest.mark.parametrize("case", sorted(INDEX_SELECT_CASES))
-def test_index_select_gradcheck(case, rng):
-    xs, index, axis, mode = INDEX_SELECT_CASES[case]
-    x = torch.tensor(rng.standard_normal(xs), dtype=F64)
-    index = _idx(index)
-    a = axis % len(xs)
-    shape = xs[:a] + tuple(index.shape) + xs[a + 1:]
-    src = {}
-    for p in positions(shape):
-        i = resolve(index[p[a:a + index.ndim]], xs[a], mode)
-        src[p] = None if i is None else p[:a] + (i,) + p[a + index.ndim:]
-    check(lambda x: skt.index_select(x, index, axis, mode=mode),
-          lambda x: ref_take(x, shape, src), [x], rng)
-
-
-GATHER_ND_CASES = {
-    # name: (x shape, index, batch_dims, mode)
-    "rows": ((4, 3), [[1], [3], [1], [-1]], 0, "error"),
-    "elements": ((4, 3), [[[1, 2], [3, 0]], [[1, 2], [-1, -1]]], 0, "error"),
-    "batch_dims": ((2, 4, 3), [[[1], [3], [1]], [[0], [0], [2]]], 1, "error"),
-    "clip": ((4, 3), [[5, 1], [-9, 0], [1, 7]], 0, "clip"),
-    "fill": ((4, 3), [[5, 1], [-9, 0], [1, 7], [1, 1]], 0, "fill"),
-    "empty": ((4, 3), np.zeros((0, 2), np.int64), 0, "error"),
-}
-
-
-@pytest.mark.parametrize("case", sorted(GATHER_ND_CASES))
-def test_gather_nd_gradcheck(case, rng):
-    xs, index, bd, mode = GATHER_ND_CASES[case]
-    x = torch.tensor(rng.standard_normal(xs), dtype=F64)
-    index = _idx(index)
-    k = index.shape[-1]
-    shape = tuple(index.shape[:-1]) + xs[bd + k:]
-    src = {}
-    for p in positions(shape):
-        ip = p[:index.ndim - 1]
-        t = tuple(resolve(index[ip + (j,)], xs[bd + j], mode) for j in range(k))
-        src[p] = None if None in t else ip[:bd] + t + p[index.ndim - 1:]
-    check(lambda x: skt.gather_nd(x, index, batch_dims=bd, mode=mode),
-          lambda x: ref_take(x, shape, src), [x], rng)
-
-
-MASKED_SELECT_CASES = {
-    # name: (x shape, mask)
-    "same_shape": ((3, 4), [[1, 0, 1, 1], [0, 0, 0, 0], [1, 1, 0, 1]]),
-    "mask_broadcasts": ((3, 4), [1, 0, 1, 1]),
-    "x_broadcasts": ((1, 4), [[1, 0, 1, 1], [0, 1, 1, 0], [1, 1, 0, 0]]),
-    "none": ((3, 4), np.zeros((3, 4))),
-    "x_0d": ((), True),
-}
-
-
-@pytest.mark.parametrize("case", sorted(MASKED_SELECT_CASES))
-def test_masked_select_gradcheck(case, rng):
-    xs, mask = MASKED_SELECT_CASES[case]
-    x = torch.tensor(rng.standard_normal(xs), dtype=F64)
-    mask = torch.tensor(np.asarray(mask, dtype=bool))
-    shape = torch.broadcast_shapes(tuple(xs), tuple(mask.shape))
-
-    def ref(x):
-        xb, mb = x.expand(shape), mask.expand(shape)
-        picked = [xb[p] for p in positions(shape) if mb[p]]
-        return torch.stack(picked) if picked else xb.reshape(-1)[:0]
-
-    check(lambda x: skt.masked_select(x, mask), ref, [x], rng)
-
-
-# --------------------------------------------------------------------------
-# slice / diagonal / select / masked scatter, tensor_scatter
-# --------------------------------------------------------------------------
-def slice_positions(n, start, stop, step):
-    return list(range(*slice(start, stop, step).indices(n)))
-
-
-SLICE_CASES = {
-    # name: (x shape, src shape, axis, start, stop, step)
-    "rows": ((4, 3), (2, 3), 0, 1, 3, 1),
-    "negative_step": ((5, 3), (3, 3), 0, None, None, -2),
-    "two_axes": ((4, 5), (2, 2), (0, 1), (-1, 0), (None, 5), (-2, 3)),
-    "src_broadcasts": ((4, 3), (1, 3), 0, 0, 4, 2),
-    "src_0d": ((4, 3), (), 1, 1, None, 1),
-    "empty_slice": ((4, 3), (0, 3), 0, 3, 1, 1),
-}
-
-
-@pytest.mark.parametrize("case", sorted(SLICE_CASES))
-def test_slice_scatter_gradcheck(case, rng):
-    xs, ss, axis, start, stop, step = SLICE_CASES[case]
-    x = torch.tensor(rng.standard_normal(xs), dtype=F64)
-    src = torch.tensor(rng.standard_normal(ss), dtype=F64)
-    axes = list(axis) if isinstance(axis, tuple) else [axis]
-    n = len(axes)
-    starts = list(start) if isinstance(start, tuple) else [start] * n
-    stops = list(stop) if isinstance(stop, tuple) else [stop] * n
-    steps = list(step) if isinstance(step, tuple) else [step] * n
-    per_axis = [list(range(s)) for s in xs]
-    for a, b, e, st in zip(axes, starts, stops, steps):
-        per_axis[a] = slice_positions(xs[a], b, e, st)
-    slice_shape = tuple(len(v) for v in per_axis)
-    mapping = {}
-    for q in positions(slice_shape):
-        mapping[tuple(per_axis[d][q[d]] for d in range(len(xs)))] = q
-    check(lambda x, s: skt.slice_scatter(x, s, axis, start, stop, step),
-          lambda x, s: ref_map(x, s.expand(slice_shape), mapping), [x, src], rng)
-
-
-DIAGONAL_CASES = {
-    # name: (x shape, offset, axis1, axis2)
-    "main": ((3, 4), 0, 0, 1),
-    "above": ((3, 4), 2, 0, 1),
-    "below": ((4, 3), -1, 0, 1),
-    "axes_2_0": ((3, 2, 4), 1, 2, 0),
-    "empty": ((3, 4), 5, 0, 1),
-}
-
-
-@pytest.mark.parametrize("case", sorted(DIAGONAL_CASES))
-def test_diagonal_scatter_gradcheck(case, rng):
-    xs, offset, a1, a2 = DIAGONAL_CASES[case]
-    x = torch.tensor(rng.standard_normal(xs), dtype=F64)
-    dshape = tuple(np.diagonal(np.zeros(xs), offset, a1, a2).shape)
-    src = torch.tensor(rng.standard_normal(dshape), dtype=F64)
-    idx = np.arange(int(np.prod(xs))).reshape(xs)
-    dflat = np.diagonal(idx, offset, a1, a2)
-    mapping = {np.unravel_index(int(dflat[q]), xs): q for q in positions(dshape)}
-    mapping = {tuple(int(v) for v in k): q for k, q in mapping.items()}
-    check(lambda x, s: skt.diagonal_scatter(x, s, offset, a1, a2),
-          lambda x, s: ref_map(x, s, mapping), [x, src], rng)
-    if dshape and dshape[-1] > 0:  # a 0-d src is broadcast to the diagonal
-        s0 = torch.tensor(0.3, dtype=F64)
-        check(lambda x, s: skt.diagonal_scatter(x, s, offset, a1, a2),
-              lambda x, s: ref_map(x, s.expand(dshape), mapping), [x, s0], rng)
-
-
-@pytest.mark.parametrize("xs,axis,index", [((3, 4), 0, 1), ((3, 4), -1, -1), ((2, 3, 2), 1, 2),
-                                           ((4,), 0, -4), ((3, 0), 0, 2)])
-def test_select_scatter_gradcheck(xs, axis, index, rng):
-    x = torch.tensor(rng.standard_normal(xs), dtype=F64)
-    a = axis % len(xs)
-    ss = xs[:a] + xs[a + 1:]
-    src = torch.tensor(rng.standard_normal(ss), dtype=F64)
-    i = index % xs[a]
-    mapping = {q[:a] + (i,) + q[a:]: q for q in positions(ss)}
-    check(lambda x, s: skt.select_scatter(x, s, axis, index),
-          lambda x, s: ref_map(x, s, mapping), [x, src], rng)
-
-
-MASKED_SCATTER_CASES = {
-    # name: (x shape, mask, source shape)
-    "exact": ((3, 4), [[1, 0, 1, 1], [0, 0, 0, 0], [1, 1, 0, 1]], (7,)),
-    "source_bigger_2d": ((3, 4), [[1, 0, 1, 1], [0, 0, 1, 0], [1, 1, 0, 1]], (3, 4)),
-    "mask_broadcasts": ((3, 4), [0, 1, 1, 0], (2, 5)),
-    "none": ((3, 4), np.zeros(4), (2,)),
-    "source_0d": ((3, 4), [0, 1, 1, 0], ()),
-}
-
-
-@pytest.mark.parametrize("case", sorted(MASKED_SCATTER_CASES))
-def test_masked_scatter_gradcheck(case, rng):
-    xs, mask, ss = MASKED_SCATTER_CASES[case]
-    x = torch.tensor(rng.standard_normal(xs), dtype=F64)
-    src = torch.tensor(rng.standard_normal(ss), dtype=F64)
-    mask = torch.tensor(np.asarray(mask, dtype=bool))
-    mb = mask.expand(xs)
-    trues = [t for t in positions(xs) if mb[t]]
-    if ss == ():
-        mapping = {t: () for t in trues}
-    else:
-        mapping = {t: tuple(int(v) for v in np.unravel_index(k, ss)) for k, t in enumerate(trues)}
-    check(lambda x, s: skt.masked_scatter(x, mask, s), lambda x, s: ref_map(x, s, mapping),
-          [x, src], rng)
-
-
-TENSOR_SCATTER_CASES = {
-    # name: (cache shape, update shape, write_indices, axis, mode)
-    "linear": ((2, 5, 3), (2, 2, 3), [1, 3], -2, "linear"),
-    "none_indices": ((2, 5, 3), (2, 2, 3), None, 1, "linear"),
-    "circular": ((2, 4, 3), (2, 3, 3), [3, 1], 1, "circular"),
-    "circular_wraps_twice": ((2, 3, 2), (2, 7, 2), [2, 0], 1, "circular"),
-    "last_axis": ((2, 3, 5), (2, 3, 2), [0, 3], -1, "linear"),
-    "empty_update": ((2, 4, 3), (2, 0, 3), [1, 4], 1, "linear"),
-}
-
-
-@pytest.mark.parametrize("case", sorted(TENSOR_SCATTER_CASES))
-def test_tensor_scatter_gradcheck(case, rng):
-    cs, us, wi, axis, mode = TENSOR_SCATTER_CASES[case]
-    cache = torch.tensor(rng.standard_normal(cs), dtype=F64)
-    upd = torch.tensor(rng.standard_normal(us), dtype=F64)
-    wt = None if wi is None else _idx(wi)
-    a = axis % len(cs)
-    n, length = cs[a], us[a]
-    mapping = {}
-    for b in range(cs[0]):
-        w = 0 if wi is None else wi[b]
-        for j in range(length):  # in order: a later write overwrites
-            pos = (w + j) % n if mode == "circular" else w + j
-            for q in positions(cs[1:a] + cs[a + 1:]):
-                rest = (b,) + q[:a - 1]
-                mapping[rest + (pos,) + q[a - 1:]] = rest + (j,) + q[a - 1:]
-    check(lambda c, u: skt.tensor_scatter(c, u, wt, axis=axis, mode=mode),
-          lambda c, u: ref_map(c, u, mapping), [cache, upd], rng)
 
 
 # --------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 SPEC section 3: index.shape == out.shape + (M,), out.ndim == x.ndim;
 out[p] = x[p with p[axis[k]] = index[p + (k,)]]; scatter is the inverse
 (src.shape[d] >= index.shape[d] for the leading block, or a scalar).
-References: plain NumPy flat positions (test_family_common) reduced with
+References: plain NumPy flat positions (helpers_family) reduced with
 helpers.ref_scatter -- no framework has this operator.
 """
 import numpy as np
@@ -15,8 +15,8 @@ from helpers import (DTYPES, FLOAT_DTYPES, INDEX_DTYPES, SCATTER_MODES, TORCH_DT
                      assert_same, bits_of, fill_value_for, index_values,
                      kinds_for, layouts_for, make_tensor, reduces_for, to_kind, to_torch,
                      values, writable_layout)
-from test_family_common import (assert_unchanged, raises_with, ref_gather_axes,
-                                ref_scatter_axes)
+from helpers_family import (assert_unchanged, raises_with, ref_gather_axes,
+                            ref_scatter_axes)
 
 X_SHAPE = (4, 5, 3)
 DTYPE_KIND = [(d, k) for d in DTYPES for k in kinds_for(d)]
@@ -321,12 +321,15 @@ def test_scatter_axes_out_and_in_place(kind, rng):
     f.check()
 
 
+def _as_kind(a, kind):
+    return to_kind(torch.as_tensor(np.asarray(a)), kind)
+
+
 @pytest.mark.parametrize("kind", ["numpy", "torch"])
 def test_axes_errors(kind):
-    """TypeError / ValueError / IndexError naming the operator and argument;
-    x and out unchanged after a failed in-place call."""
+    """TypeError / ValueError / IndexError naming the operator and argument."""
     def K(a):
-        return to_kind(torch.as_tensor(np.asarray(a)), kind)
+        return _as_kind(a, kind)
     x = K(np.arange(12, dtype=np.float32).reshape(3, 4))
     idx = K(np.zeros((3, 4, 2), np.int64))
     src = K(np.ones((3, 4), np.float32))
@@ -354,7 +357,15 @@ def test_axes_errors(kind):
     bad2[1, 3, 0] = -4
     with raises_with(IndexError, "scatter", "index[1, 3, 0] = -4", "axis 0", "size 3"):
         sk.scatter(x, K(bad2), src, (0, 1))
-    # failing in-place calls write nothing (the bad index is the last one)
+
+
+@pytest.mark.parametrize("kind", ["numpy", "torch"])
+def test_axes_failed_scatter_writes_nothing(kind):
+    """x and out unchanged after a failed call (the bad index is the last one)."""
+    def K(a):
+        return _as_kind(a, kind)
+    x = K(np.arange(12, dtype=np.float32).reshape(3, 4))
+    src = K(np.ones((3, 4), np.float32))
     bad3 = np.zeros((3, 4, 2), np.int64)
     bad3[..., 1] = np.arange(4)
     bad3[2, 3, 1] = 4
@@ -369,6 +380,16 @@ def test_axes_errors(kind):
         with pytest.raises(IndexError):
             sk.scatter(x, K(bad3), src, (0, 1), reduce=reduce, out=out)
         assert_unchanged(out, ob, "out")
+
+
+@pytest.mark.parametrize("kind", ["numpy", "torch"])
+def test_axes_scatter_argument_errors(kind):
+    """src / mode / reduce / axis / out errors of an in-place scatter, which
+    leave x unchanged; clip into an axis of size 0 is an IndexError."""
+    def K(a):
+        return _as_kind(a, kind)
+    idx = K(np.zeros((3, 4, 2), np.int64))
+    src = K(np.ones((3, 4), np.float32))
     xi = K(np.arange(12, dtype=np.float32).reshape(3, 4))
     before = bits_of(xi)
     with raises_with(TypeError, "scatter", "src", "float32"):
@@ -386,7 +407,6 @@ def test_axes_errors(kind):
     with raises_with(TypeError, "scatter", "out"):
         sk.scatter(xi, idx, src, (0, 1), out=K(np.zeros((3, 4), np.float64)))
     assert_unchanged(xi, before)
-    # clip into an axis of size 0 is an IndexError
     with pytest.raises(IndexError):
         sk.scatter(K(np.zeros((2, 0), np.float32)), K(np.zeros((2, 1, 1), np.int64)), 1.0, (1,),
                    mode="clip")
