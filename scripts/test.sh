@@ -5,6 +5,8 @@
 #   3. the same C tests again under AddressSanitizer + UndefinedBehaviorSanitizer
 #   4. install test: cmake --install, then the C example built with find_package and pkg-config
 #   5. pytest: every operator against PyTorch, hypothesis, errors, ONNX node tests, onnxruntime
+# It starts with the layer rule (includes, calls, call cycles) and the size rule
+# of docs/DESIGN.md (scripts/check_layers.py, scripts/check_sizes.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JOBS=${JOBS:-2}
@@ -20,6 +22,10 @@ if ! command -v pkg-config >/dev/null 2>&1; then
     exit 1
   fi
 fi
+
+step "layer and size rules (docs/DESIGN.md)"
+python3 scripts/check_layers.py
+python3 scripts/check_sizes.py
 
 step "pip install .[test]"
 python3 -m pip install -q ".[test]"
