@@ -174,17 +174,6 @@ def int_or_none(v):
         return None
 
 
-def wrap_axis(axis, ndim):
-    """axis in [0, ndim), or None when it is not a valid axis (C reports it)."""
-    a = int_or_none(axis)
-    if a is None:
-        return None
-    n = max(ndim, 1)
-    if -n <= a < n:
-        return a + n if a < 0 else a
-    return None
-
-
 def numpy_dtype(name, op):
     if name == "bfloat16":
         try:

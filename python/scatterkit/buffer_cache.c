@@ -4,19 +4,18 @@
  * Why: a result allocated with torch.empty or np.empty is fresh memory from
  * the kernel whenever it is large (glibc maps anything above its mmap
  * threshold, at most 32 MiB, and unmaps it on free). Each 4 KiB page then
- * faults on its first write and the kernel zeroes it: on the reference
- * machine filling a fresh 32 MiB tensor took 15 ms, while the gather that
- * writes it takes 5 ms into memory that is already there. Frameworks cache
- * device memory for the same reason; PyTorch does not for CPU tensors.
+ * faults on its first write and the kernel zeroes it, which can cost more
+ * than the operator that writes the result. Frameworks cache device memory
+ * for the same reason; PyTorch does not for CPU tensors.
  *
  * What: buffers of at least CACHE_MIN_BYTES come from the library's result
- * pool (SK_POOL_RESULTS in src/core/memory.c: 2 MiB-aligned blocks with
+ * cache (sk_result_alloc in scatterkit.h: 2 MiB-aligned blocks with
  * transparent huge pages requested, at most SCATTERKIT_BUFFER_CACHE_MB,
  * default 1024; 0 turns it off) and are handed to torch or NumPy through
- * DLPack. When the tensor dies its deleter gives the block back to the pool
- * instead of unmapping it, and the next request of the same rounded size
- * takes it: no faults, no zeroing. Results from the pool hold whatever the
- * block held before: every operator writes every element of its result.
+ * DLPack. When the tensor dies its deleter gives the block back to the
+ * cache instead of unmapping it, and the next request of the same rounded
+ * size takes it: no faults, no zeroing. Results from the cache hold whatever
+ * the block held before: every operator writes every element of its result.
  * The deleter may run without the GIL: it touches no Python.
  */
 #include "buffer_cache.h"
@@ -25,7 +24,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "core/internal.h" /* sk_pool_*: the library's pools of huge-page blocks */
+#include "scatterkit.h"
+
 #include "dlpack.h"
 
 #define CACHE_MIN_BYTES ((size_t)1 << 20)
@@ -44,7 +44,7 @@ typedef struct cached_tensor {
 } cached_tensor;
 
 static void cached_tensor_free(cached_tensor *t) {
-    sk_pool_put(SK_POOL_RESULTS, t->block, t->bytes);
+    sk_result_free(t->block, t->bytes);
     free(t);
 }
 
@@ -75,12 +75,12 @@ PyObject *py_cached_buffer(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "n|p:cached_buffer", &n, &versioned)) return NULL;
     int blocks;
     size_t held, limit;
-    sk_pool_info(SK_POOL_RESULTS, &blocks, &held, &limit);
+    sk_result_cache_info(&blocks, &held, &limit);
     if (n < (Py_ssize_t)CACHE_MIN_BYTES || limit == 0) Py_RETURN_NONE;
     cached_tensor *t = calloc(1, sizeof *t);
     if (!t) return PyErr_NoMemory();
     t->bytes = (size_t)n;
-    t->block = sk_pool_get(SK_POOL_RESULTS, t->bytes);
+    t->block = sk_result_alloc(t->bytes);
     if (!t->block) { /* the framework's own allocator reports the failure */
         free(t);
         Py_RETURN_NONE;
@@ -88,9 +88,9 @@ PyObject *py_cached_buffer(PyObject *self, PyObject *args) {
     t->shape[0] = (int64_t)n;
     struct DLTensor *dl = versioned ? &t->versioned.dl_tensor : &t->managed.dl_tensor;
     dl->data = t->block;
-    dl->device.device_type = SK_DL_CPU;
+    dl->device.device_type = DL_DEVICE_CPU;
     dl->ndim = 1;
-    dl->dtype.code = SK_DL_UINT;
+    dl->dtype.code = DL_CODE_UINT;
     dl->dtype.bits = 8;
     dl->dtype.lanes = 1;
     dl->shape = t->shape;
@@ -111,7 +111,7 @@ PyObject *py_cached_buffer(PyObject *self, PyObject *args) {
 PyObject *py_buffer_cache_clear(PyObject *self, PyObject *unused) {
     (void)self;
     (void)unused;
-    return PyLong_FromSize_t(sk_pool_trim(SK_POOL_RESULTS, 0, false)); /* the limit stays */
+    return PyLong_FromSize_t(sk_result_cache_trim(0, false)); /* the limit stays */
 }
 
 PyObject *py_buffer_cache_info(PyObject *self, PyObject *unused) {
@@ -119,7 +119,7 @@ PyObject *py_buffer_cache_info(PyObject *self, PyObject *unused) {
     (void)unused;
     int blocks;
     size_t held, limit;
-    sk_pool_info(SK_POOL_RESULTS, &blocks, &held, &limit);
+    sk_result_cache_info(&blocks, &held, &limit);
     return Py_BuildValue("(inn)", blocks, (Py_ssize_t)held, (Py_ssize_t)limit);
 }
 
@@ -131,6 +131,6 @@ PyObject *py_buffer_cache_set_limit(PyObject *self, PyObject *arg) {
         PyErr_SetString(PyExc_ValueError, "set_buffer_cache_limit: nbytes must be >= 0");
         return NULL;
     }
-    sk_pool_trim(SK_POOL_RESULTS, (size_t)n, true);
+    sk_result_cache_trim((size_t)n, true);
     Py_RETURN_NONE;
 }

@@ -1,12 +1,31 @@
-/* The DLPack ABI as the binding uses it: the managed-tensor wrappers around
- * the library's DLTensor layout. Only the layouts are needed; they are fixed
- * by the DLPack standard (DLManagedTensorVersioned is the 1.x form). */
+/* The DLPack ABI as the binding uses it, fixed by the DLPack standard: the
+ * DLTensor layout (the same in DLPack 0.x and 1.x; the library reads it
+ * through sk_tensor_from_dlpack) and the managed-tensor wrappers around it
+ * (DLManagedTensorVersioned is the 1.x form). */
 #ifndef SCATTERKIT_PY_DLPACK_H
 #define SCATTERKIT_PY_DLPACK_H
 
 #include <stdint.h>
 
-#include "core/dlpack.h" /* struct DLTensor, the dtype and device codes */
+struct DLTensor {
+    void *data;
+    struct {
+        int32_t device_type;
+        int32_t device_id;
+    } device;
+    int32_t ndim;
+    struct {
+        uint8_t code;
+        uint8_t bits;
+        uint16_t lanes;
+    } dtype;
+    int64_t *shape;
+    int64_t *strides;
+    uint64_t byte_offset;
+};
+
+enum { DL_CODE_UINT = 1 };
+enum { DL_DEVICE_CPU = 1 };
 
 typedef struct dl_managed {
     struct DLTensor dl_tensor;

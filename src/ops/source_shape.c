@@ -4,7 +4,7 @@
  * its operator makes before it looks at the source, with the same status
  * and message: a caller that leaves the source 0-d on failure then gets the
  * operator's own error. */
-#include "base/checks.h"
+#include "ops/ops.h"
 
 static sk_status sk_source_out(const char *op, const int32_t *ndim, const int64_t *shape) {
     if (!ndim || !shape)
@@ -92,7 +92,8 @@ sk_status sk_scatter_nd_source_shape(const sk_tensor *x, const sk_tensor *index,
     if ((st = sk_source_indexed(op, x, index, ndim, shape))) return st;
     if (index->ndim < 1)
         return sk_fail(SK_STATUS_INVALID_SHAPE,
-                       "%s: index must have at least 1 dimension (the last one holds the tuples)", op);
+                       "%s: index must have at least 1 dimension (the last one holds the tuples)",
+                       op);
     int32_t last = index->ndim - 1;
     int64_t k = index->shape[last];
     if (k > x->ndim)

@@ -1,0 +1,390 @@
+"""The backward functions (SPEC section 7): the gradients of every operator's
+inputs, computed by the C library. The package re-exports them."""
+
+import operator
+
+from . import _C
+# The package imports this module after defining its forward functions.
+from . import index_scatter, scatter, scatter_nd
+from ._args import (_GATHER_MODES, _REDUCE, _SCATTER_MODES, _TENSOR_SCATTER_MODES, _choice, _flag,
+                    _is_axes, _slice_args, _source_shape, _written_grads)
+from ._tensors import (Like, as_index, as_input, as_mask, as_output, dtype_name, is_scalar,
+                       plain_scalar, shape_of)
+
+# ---------------------------------------------------------------------------
+# Backward (SPEC section 7)
+#
+# <op>_backward(grad_out, <the forward's arguments>, ..., result=None,
+#               grad_<input>=None, ...) -> the gradients of the inputs.
+# grad_out comes first (as in torch's own backward functions), followed by
+# exactly the arguments of the forward call, with the same names and
+# defaults, so `<op>_backward(g, *args, **kwargs)` works for a forward call
+# `<op>(*args, **kwargs)` (out= aside). Gradients are allocated with
+# grad_out's kind, dtype and device, unless given as grad_<input>=; pass
+# grad_<input>=False to skip one (it is returned as None). A Python scalar
+# src/updates/source has no gradient (None); a 0-d tensor one gets a 0-d
+# gradient (the sum over every position it was broadcast to).
+# ---------------------------------------------------------------------------
+
+
+def _shape_arg(v, op, name):
+    """The shape of a tensor argument that backward only needs the shape of
+    (a tensor, or its shape as a tuple/list/torch.Size of ints)."""
+    if isinstance(v, (tuple, list)):
+        try:
+            return tuple(operator.index(s) for s in v)
+        except TypeError:
+            raise TypeError(f"{op}: {name} must be a tensor or a shape (a sequence of ints), "
+                            f"got {v!r}") from None
+    return shape_of(v, op, name)
+
+
+def _grad_buffer(like, given, shape, name="grad"):
+    """(object returned, object handed to C) for one gradient output:
+    False skips it, None allocates it, anything else is the caller's."""
+    if given is False:
+        return None, None
+    if given is None:
+        given = like.empty(shape)
+    return given, as_output(given, like.op, name)
+
+
+def _check_grad(like, given, shape, name):
+    """A caller's gradient buffer (not None/False) must have grad_out's dtype
+    and the shape of the input it is the gradient of; checked here so that
+    the error names it (C would name grad_out or x)."""
+    if given is None or given is False:
+        return
+    op = like.op
+    want, got = dtype_name(like.x, op, "grad_out"), dtype_name(given, op, name)
+    if got != want:
+        raise TypeError(f"{op}: {name} must have dtype {want}, got {got}")
+    got_shape = shape_of(given, op, name)
+    if got_shape != tuple(shape):
+        raise ValueError(f"{op}: {name} must have shape {list(shape)}, got {list(got_shape)}")
+
+
+def _sum_into(full, dst):
+    """dst (0-d) = the sum of every element of full, through the C library
+    (16-bit types accumulate in float32 and round once)."""
+    nd = len(shape_of(full, "backward", "grad"))
+    if nd == 0:
+        _C.copy(full, dst)
+    else:
+        # slice_scatter's backward sums a broadcast src: one slice over everything
+        _C.slice_scatter_backward(full, list(range(nd)), [None] * nd, [None] * nd, [1] * nd,
+                                  None, dst)
+
+
+def _source_grad(like_x, like, src, arg, shape_fn, given):
+    """The src/updates/source argument of an indexed scatter backward and its
+    gradient buffer: (src for C, grad returned, grad for C, finish).
+
+    A Python scalar has no gradient (None). A 0-d tensor read at many
+    positions is broadcast as the forward does; its gradient is computed at
+    full size and finish() sums it into the 0-d result. like_x converts
+    scalars (x's dtype), like allocates gradients (grad_out's kind)."""
+    src = plain_scalar(src)
+    if is_scalar(src):
+        return like_x.source(src, arg, shape_fn), None, None, None
+    src = as_input(src, like.op, arg)
+    if shape_of(src, like.op, arg) == () and given is not False:
+        full_shape = shape_fn()
+        if full_shape:  # None: C reports the error; (): nothing to broadcast
+            res, dst = _grad_buffer(like, given, (), "grad_" + arg)
+            full = like.empty(full_shape)
+            return like_x.broadcast(src, full_shape), res, full, lambda: _sum_into(full, dst)
+    res, gc = _grad_buffer(like, given, shape_of(src, like.op, arg), "grad_" + arg)
+    return like_x.source(src, arg, shape_fn), res, gc, None
+
+
+def _like_grad(grad_out, op):
+    return Like(grad_out, op, "grad_out")
+
+
+def gather_backward(grad_out, x, index, axis, *, mode="error", fill_value=0, grad_x=None):
+    """The gradient of gather(x, index, axis, mode=mode) with respect to x:
+    grad_out scatter-summed into x's shape. x may be given as its shape.
+    mode "fill": filled positions send nothing back; "clip": the gradient
+    goes to the clipped position. fill_value is accepted (so the forward's
+    arguments can be passed unchanged) and gets no gradient."""
+    op = "gather_backward"
+    m = _choice(_GATHER_MODES, mode, op, "mode")
+    if grad_x is False:
+        return None
+    like = _like_grad(grad_out, op)
+    xs = _shape_arg(x, op, "x")
+    _check_grad(like, grad_x, xs, "grad_x")
+    res, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    gc, ic = as_input(grad_out, op, "grad_out"), as_index(index, op)
+    if _is_axes(axis):
+        _C.gather_axes_backward(gc, ic, axis, m, gx)
+    else:
+        _C.gather_backward(gc, ic, axis, m, gx)
+    _written_grads(grad_x)
+    return res
+
+
+def index_select_backward(grad_out, x, index, axis, *, mode="error", fill_value=0, grad_x=None):
+    """The gradient of index_select(x, index, axis) with respect to x (x may
+    be given as its shape); the mode and fill_value rules of gather_backward."""
+    op = "index_select_backward"
+    m = _choice(_GATHER_MODES, mode, op, "mode")
+    if grad_x is False:
+        return None
+    like = _like_grad(grad_out, op)
+    xs = _shape_arg(x, op, "x")
+    _check_grad(like, grad_x, xs, "grad_x")
+    res, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    _C.index_select_backward(as_input(grad_out, op, "grad_out"), as_index(index, op), axis, m, gx)
+    _written_grads(grad_x)
+    return res
+
+
+def gather_nd_backward(grad_out, x, index, *, batch_dims=0, mode="error", fill_value=0,
+                       grad_x=None):
+    """The gradient of gather_nd(x, index, batch_dims=...) with respect to x
+    (x may be given as its shape); the mode and fill_value rules of
+    gather_backward."""
+    op = "gather_nd_backward"
+    m = _choice(_GATHER_MODES, mode, op, "mode")
+    if grad_x is False:
+        return None
+    like = _like_grad(grad_out, op)
+    xs = _shape_arg(x, op, "x")
+    _check_grad(like, grad_x, xs, "grad_x")
+    res, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    _C.gather_nd_backward(as_input(grad_out, op, "grad_out"), as_index(index, op), batch_dims, m, gx)
+    _written_grads(grad_x)
+    return res
+
+
+def masked_select_backward(grad_out, x, mask, *, grad_x=None):
+    """The gradient of masked_select(x, mask) with respect to x (x may be
+    given as its shape): grad_out (1-d) written back to the True positions,
+    0 elsewhere, summed over the dimensions along which x was broadcast."""
+    op = "masked_select_backward"
+    if grad_x is False:
+        return None
+    like = _like_grad(grad_out, op)
+    xs = _shape_arg(x, op, "x")
+    _check_grad(like, grad_x, xs, "grad_x")
+    res, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    _C.masked_select_backward(as_input(grad_out, op, "grad_out"), as_mask(mask, op), gx)
+    _written_grads(grad_x)
+    return res
+
+
+def _indexed_scatter_backward(op, like_x, grad_out, src, arg, shape_fn, reduce, result,
+                              forward, grad_x, grad_src, call):
+    """Shared body of scatter/index_scatter/scatter_nd backward. call(src_c,
+    result_c, grad_x_c, grad_src_c) runs the C function."""
+    like = _like_grad(grad_out, op)
+    rx, gx = _grad_buffer(like, grad_x, like_x.shape, "grad_x")
+    sc, rs, gs, finish = _source_grad(like_x, like, src, arg, shape_fn, grad_src)
+    if result is None and reduce in (_C.REDUCE_AMAX, _C.REDUCE_AMIN):
+        result = forward()  # amax/amin need the forward result to find the winners
+    rc = None if result is None else as_input(result, op, "result")
+    call(sc, rc, gx, gs)
+    if finish is not None:
+        finish()
+    _written_grads(grad_x, grad_src)
+    return rx, rs
+
+
+def scatter_backward(grad_out, x, index, src, axis, *, reduce=None, include_self=True,
+                     mode="error", result=None, grad_x=None, grad_src=None):
+    """The gradients of scatter(x, index, src, axis, reduce=..., include_self=...,
+    mode=...) with respect to x and src: returns (grad_x, grad_src).
+
+    result: the forward's result; needed by amax/amin and recomputed when
+    None. x and src are read for prod/amax/amin only (their shapes always).
+    Rules (SPEC section 7): assign gives grad_out to the winning (last)
+    update only and nothing to the overwritten x element; sum passes it
+    through; mean divides by the count (+1 with include_self); prod
+    multiplies by the product of the other contributors, exact with zeros;
+    amax/amin split it evenly among every contributor equal to the result (x
+    included when include_self). src elements that were not read, or were
+    dropped, get 0; a target without updates passes grad_out to grad_x; with
+    include_self=False a touched target gives x nothing."""
+    op = "scatter_backward"
+    include_self = _flag(include_self, op, "include_self")
+    r = _choice(_REDUCE, reduce, op, "reduce")
+    m = _choice(_SCATTER_MODES, mode, op, "mode")
+    like_x = Like(x, op)
+    xc, ic = as_input(x, op, "x"), as_index(index, op)
+    axes = _is_axes(axis)
+    query = _C.scatter_axes_source_shape if axes else _C.scatter_source_shape
+
+    def forward():
+        return scatter(x, ic, src, axis, reduce=reduce, include_self=include_self, mode=mode)
+
+    def call(sc, rc, gx, gs):
+        f = _C.scatter_axes_backward if axes else _C.scatter_backward
+        f(xc, ic, sc, axis, r, include_self, m, rc, as_input(grad_out, op, "grad_out"), gx, gs)
+
+    return _indexed_scatter_backward(op, like_x, grad_out, src, "src",
+                                     _source_shape(query, xc, ic, axis), r, result, forward,
+                                     grad_x, grad_src, call)
+
+
+def index_scatter_backward(grad_out, x, index, updates, axis=0, *, reduce=None,
+                           include_self=True, mode="error", result=None, grad_x=None,
+                           grad_updates=None):
+    """The gradients of index_scatter(x, index, updates, axis, ...) with
+    respect to x and updates: returns (grad_x, grad_updates). The rules and
+    `result` as in scatter_backward."""
+    op = "index_scatter_backward"
+    include_self = _flag(include_self, op, "include_self")
+    r = _choice(_REDUCE, reduce, op, "reduce")
+    m = _choice(_SCATTER_MODES, mode, op, "mode")
+    like_x = Like(x, op)
+    xc, ic = as_input(x, op, "x"), as_index(index, op)
+    updates_shape = _source_shape(_C.index_scatter_source_shape, xc, ic, axis)
+
+    def forward():
+        return index_scatter(x, ic, updates, axis, reduce=reduce, include_self=include_self,
+                             mode=mode)
+
+    def call(uc, rc, gx, gu):
+        _C.index_scatter_backward(xc, ic, uc, axis, r, include_self, m, rc, as_input(grad_out, op, "grad_out"),
+                                  gx, gu)
+
+    return _indexed_scatter_backward(op, like_x, grad_out, updates, "updates", updates_shape, r,
+                                     result, forward, grad_x, grad_updates, call)
+
+
+def scatter_nd_backward(grad_out, x, index, updates, *, reduce=None, mode="error", result=None,
+                        grad_x=None, grad_updates=None):
+    """The gradients of scatter_nd(x, index, updates, reduce=..., mode=...)
+    with respect to x and updates: returns (grad_x, grad_updates). The rules
+    and `result` as in scatter_backward (include_self is always True)."""
+    op = "scatter_nd_backward"
+    r = _choice(_REDUCE, reduce, op, "reduce")
+    m = _choice(_SCATTER_MODES, mode, op, "mode")
+    like_x = Like(x, op)
+    xc, ic = as_input(x, op, "x"), as_index(index, op)
+    updates_shape = _source_shape(_C.scatter_nd_source_shape, xc, ic)
+
+    def forward():
+        return scatter_nd(x, ic, updates, reduce=reduce, mode=mode)
+
+    def call(uc, rc, gx, gu):
+        _C.scatter_nd_backward(xc, ic, uc, r, m, rc, as_input(grad_out, op, "grad_out"), gx, gu)
+
+    return _indexed_scatter_backward(op, like_x, grad_out, updates, "updates", updates_shape, r,
+                                     result, forward, grad_x, grad_updates, call)
+
+
+def _view_source(like, src, shape_fn, given, op, arg):
+    """src of a view-type scatter backward (tensor, shape or scalar) ->
+    (grad returned, grad for C, finish)."""
+    src = plain_scalar(src)
+    if is_scalar(src):
+        return None, None, None
+    if isinstance(src, (tuple, list)):
+        shape = _shape_arg(src, op, arg)
+    else:
+        shape = shape_of(src, op, arg)  # only its shape is read
+    if shape == () and shape_fn is not None and given is not False:
+        full_shape = shape_fn()
+        if full_shape:
+            res, dst = _grad_buffer(like, given, (), "grad_" + arg)
+            full = like.empty(full_shape)
+            return res, full, lambda: _sum_into(full, dst)
+    res, gc = _grad_buffer(like, given, shape, "grad_" + arg)
+    return res, gc, None
+
+
+def slice_scatter_backward(grad_out, x, src, axis=0, start=None, stop=None, step=1, *,
+                           grad_x=None, grad_src=None):
+    """The gradients of slice_scatter(x, src, axis, start, stop, step) with
+    respect to x and src: returns (grad_x, grad_src). grad_x is grad_out with
+    the slice zeroed; grad_src is grad_out's slice, summed over the dimensions
+    along which src was broadcast. x and src may be given as their shapes."""
+    op = "slice_scatter_backward"
+    axes, starts, stops, steps = _slice_args(op, axis, start, stop, step)
+    like = _like_grad(grad_out, op)
+    rx, gx = _grad_buffer(like, grad_x, _shape_arg(x, op, "x"), "grad_x")
+    rs, gs, _ = _view_source(like, src, None, grad_src, op, "src")
+    _C.slice_scatter_backward(as_input(grad_out, op, "grad_out"), axes, starts, stops, steps, gx, gs)
+    _written_grads(grad_x, grad_src)
+    return rx, rs
+
+
+def diagonal_scatter_backward(grad_out, x, src, offset=0, axis1=0, axis2=1, *, grad_x=None,
+                              grad_src=None):
+    """The gradients of diagonal_scatter(x, src, offset, axis1, axis2) with
+    respect to x and src: returns (grad_x, grad_src). grad_x is grad_out with
+    the diagonal zeroed, grad_src the diagonal of grad_out. x and src may be
+    given as their shapes."""
+    op = "diagonal_scatter_backward"
+    like = _like_grad(grad_out, op)
+    xs = _shape_arg(x, op, "x")
+    rx, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    shape_fn = _source_shape(_C.diagonal_scatter_source_shape, xs, offset, axis1, axis2)
+    rs, gs, finish = _view_source(like, src, shape_fn, grad_src, op, "src")
+    _C.diagonal_scatter_backward(as_input(grad_out, op, "grad_out"), offset, axis1, axis2, gx, gs)
+    if finish is not None:
+        finish()
+    _written_grads(grad_x, grad_src)
+    return rx, rs
+
+
+def select_scatter_backward(grad_out, x, src, axis, index, *, grad_x=None, grad_src=None):
+    """The gradients of select_scatter(x, src, axis, index) with respect to x
+    and src: returns (grad_x, grad_src). grad_x is grad_out with the selected
+    slice zeroed, grad_src that slice of grad_out. x and src may be given as
+    their shapes."""
+    op = "select_scatter_backward"
+    like = _like_grad(grad_out, op)
+    xs = _shape_arg(x, op, "x")
+    rx, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    shape_fn = _source_shape(_C.select_scatter_source_shape, xs, axis)
+    rs, gs, finish = _view_source(like, src, shape_fn, grad_src, op, "src")
+    _C.select_scatter_backward(as_input(grad_out, op, "grad_out"), axis, index, gx, gs)
+    if finish is not None:
+        finish()
+    _written_grads(grad_x, grad_src)
+    return rx, rs
+
+
+def masked_scatter_backward(grad_out, x, mask, source, *, grad_x=None, grad_source=None):
+    """The gradients of masked_scatter(x, mask, source) with respect to x and
+    source: returns (grad_x, grad_source). grad_x is grad_out with the True
+    positions zeroed; source element k (row-major) gets grad_out at the k-th
+    True position, elements beyond the number of True positions get 0. x and
+    source may be given as their shapes."""
+    op = "masked_scatter_backward"
+    like = _like_grad(grad_out, op)
+    xs = _shape_arg(x, op, "x")
+    rx, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    mc = as_mask(mask, op)
+    shape_fn = _source_shape(_C.masked_scatter_source_shape, xs, mc)
+    rs, gs, finish = _view_source(like, source, shape_fn, grad_source, op, "source")
+    _C.masked_scatter_backward(as_input(grad_out, op, "grad_out"), mc, gx, gs)
+    if finish is not None:
+        finish()
+    _written_grads(grad_x, grad_source)
+    return rx, rs
+
+
+def tensor_scatter_backward(grad_out, cache, update, write_indices=None, *, axis=-2,
+                            mode="linear", grad_cache=None, grad_update=None):
+    """The gradients of tensor_scatter(cache, update, write_indices, axis=...,
+    mode=...) with respect to cache and update: returns (grad_cache,
+    grad_update). grad_cache is grad_out with the written positions zeroed;
+    grad_update reads grad_out where each element was written (0 for an
+    element that a later circular write overwrote). cache and update may be
+    given as their shapes. grad_update is always computed (its shape tells C
+    the update length); grad_update=False only drops it from the result."""
+    op = "tensor_scatter_backward"
+    m = _choice(_TENSOR_SCATTER_MODES, mode, op, "mode")
+    like = _like_grad(grad_out, op)
+    rc, gc = _grad_buffer(like, grad_cache, _shape_arg(cache, op, "cache"), "grad_cache")
+    us = _shape_arg(update, op, "update")
+    ru, gu = _grad_buffer(like, None if grad_update is False else grad_update, us, "grad_update")
+    wc = None if write_indices is None else as_index(write_indices, op, "write_indices")
+    _C.tensor_scatter_backward(as_input(grad_out, op, "grad_out"), wc, axis, m, gc, gu)
+    _written_grads(grad_cache, grad_update)
+    return rc, (None if grad_update is False else ru)
