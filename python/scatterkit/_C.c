@@ -110,6 +110,10 @@ static PyObject *py_status_string(PyObject *Py_UNUSED(self), PyObject *arg) {
     return PyUnicode_FromString(sk_status_string((sk_status)code));
 }
 
+static PyObject *py_last_kernel(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(arg)) {
+    return PyUnicode_FromString(sk_last_kernel());
+}
+
 static PyObject *py_last_error(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(arg)) {
     return PyUnicode_FromString(sk_last_error());
 }
@@ -158,6 +162,8 @@ static PyMethodDef methods[] = {
     {"get_num_threads", py_get_num_threads, METH_NOARGS, "get_num_threads() -> int"},
     {"status_string", py_status_string, METH_O, "status_string(code) -> str"},
     {"last_error", py_last_error, METH_NOARGS, "last_error() -> str (this thread)"},
+    {"last_kernel", py_last_kernel, METH_NOARGS,
+     "last_kernel() -> str: the path the last call on this thread ran"},
     {"dtype_name", py_dtype_name, METH_O, "dtype_name(code) -> str"},
     {"dtype_size", py_dtype_size, METH_O, "dtype_size(code) -> int"},
     {NULL, NULL, 0, NULL},

@@ -37,6 +37,7 @@ __all__ = [
     "empty_cache",
     "set_buffer_cache_limit",
     "buffer_cache_info",
+    "last_kernel",
 ]
 
 ArgumentTypeError = _C.ArgumentTypeError
@@ -246,6 +247,19 @@ def set_num_threads(n):
 
 def get_num_threads():
     return _C.get_num_threads()
+
+
+def last_kernel():
+    """The name of the kernel path the last operator call on this thread ran,
+    e.g. ``"cpu/scatter/blocked_rows"`` ("" before any). For tests and
+    performance work: the path of a name is its file, ``src/<name>.c``.
+
+    >>> import numpy as np, scatterkit as sk
+    >>> _ = sk.index_select(np.ones((4, 8), np.float32), np.array([3, 0]), 0)
+    >>> sk.last_kernel().startswith("cpu/gather/")
+    True
+    """
+    return _C.last_kernel()
 
 
 def empty_cache():

@@ -7,7 +7,7 @@ import scatterkit as sk
 # Entries with no public Python name: sk_copy backs the backward's 0-d sums.
 INTERNAL = {"copy"}
 NOT_OPERATORS = {"set_num_threads", "get_num_threads", "empty_cache",
-                 "set_buffer_cache_limit", "buffer_cache_info"}
+                 "set_buffer_cache_limit", "buffer_cache_info", "last_kernel"}
 
 
 def _public(name):
@@ -26,3 +26,14 @@ def test_every_entry_is_a_method():
     for name, kind in sk._C.OPS:
         assert kind in ("forward", "backward", "shape")
         assert callable(getattr(sk._C, name)), name
+
+
+def test_last_kernel_names_the_path():
+    import numpy as np
+    x = np.zeros((64, 8), np.float32)
+    index = np.arange(64)[:, None].repeat(8, 1) % 16
+    sk.scatter(x, index, np.ones((64, 8), np.float32), 0, reduce="sum")
+    name = sk.last_kernel()
+    assert name.startswith("cpu/scatter/"), name
+    sk.index_select(x, np.array([3, 0]), 0)
+    assert sk.last_kernel().startswith("cpu/gather/")
