@@ -1,0 +1,146 @@
+/* the thread-count setting, the pool's wakes, the scratch cache. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#include "core.h"
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------------------ */
+/* thread count                                                             */
+/* ------------------------------------------------------------------------ */
+
+void test_threads(void) {
+    int32_t def = sk_get_num_threads();
+    SKT_CHECK(def >= 1, "default thread count %d", (int)def);
+    sk_status st = sk_set_num_threads(3);
+    SKT_CHECK(st == SK_STATUS_OK && sk_get_num_threads() == 3, "set 3 -> get %d",
+              (int)sk_get_num_threads());
+    sk_set_num_threads(1);
+    SKT_CHECK(sk_get_num_threads() == 1, "set 1 -> get %d", (int)sk_get_num_threads());
+    sk_set_num_threads(0);
+    SKT_CHECK(sk_get_num_threads() == def, "set 0 -> get %d, expected the default %d",
+              (int)sk_get_num_threads(), (int)def);
+    sk_set_num_threads(5);
+    sk_set_num_threads(-4);
+    SKT_CHECK(sk_get_num_threads() == def, "set -4 -> get %d, expected the default %d",
+              (int)sk_get_num_threads(), (int)def);
+}
+
+/* Run by ctest with SCATTERKIT_NUM_THREADS=5 in the environment. */
+void test_env_threads(void) {
+    const char *env = getenv("SCATTERKIT_NUM_THREADS");
+    if (!env) {
+        skt_fail("env_threads must run with SCATTERKIT_NUM_THREADS set");
+        return;
+    }
+    int want = atoi(env);
+    SKT_CHECK(sk_get_num_threads() == want, "SCATTERKIT_NUM_THREADS=%s -> get %d", env,
+              (int)sk_get_num_threads());
+    sk_set_num_threads(2);
+    sk_set_num_threads(0);
+    SKT_CHECK(sk_get_num_threads() == want, "set 0 -> get %d, expected %d from the environment",
+              (int)sk_get_num_threads(), want);
+}
+
+/* The pool's workers poll for the next job for SCATTERKIT_SPIN_US after a
+ * call, then sleep (threads.c). Parallel calls come here back to back and
+ * after gaps shorter and longer than the polling time, with 2, 3 and 4
+ * threads, so a worker takes its job both while polling and after sleeping;
+ * a lost wake-up would hang the test (ctest's timeout), a stale job would
+ * give a wrong copy. ctest also runs it with SCATTERKIT_SPIN_US=0 (always
+ * sleep) and 500 (gaps of 1 and 3 ms outlast the polling). */
+void test_pool_wakes(void) {
+    enum { N = 1 << 18 };
+    float *a = malloc((size_t)N * sizeof(float)), *b = malloc((size_t)N * sizeof(float));
+    if (!a || !b) {
+        skt_fail("pool_wakes: out of memory");
+        free(a);
+        free(b);
+        return;
+    }
+    sk_tensor ta, tb;
+    const int64_t shape[1] = {N};
+    sk_tensor_init(&ta, a, SK_DTYPE_FLOAT32, 1, shape, NULL);
+    sk_tensor_init(&tb, b, SK_DTYPE_FLOAT32, 1, shape, NULL);
+    const long gaps_us[] = {0, 100, 1000, 3000};
+    for (int round = 0; round < 24; round++) {
+        for (int64_t k = 0; k < N; k++) a[k] = (float)((k * 31 + round) % 1009);
+        memset(b, 0xFF, (size_t)N * sizeof(float));
+        long us = gaps_us[round % 4];
+        struct timespec gap = {0, us * 1000};
+        if (us) nanosleep(&gap, NULL);
+        sk_options opts = {0};
+        opts.num_threads = 2 + round % 3;
+        sk_status st = sk_copy(&ta, &tb, &opts);
+        SKT_CHECK(st == SK_STATUS_OK, "copy, round %d: %s", round, sk_last_error());
+        SKT_CHECK(memcmp(a, b, (size_t)N * sizeof(float)) == 0,
+                  "round %d (%d threads, after %ld us): the copy differs", round,
+                  (int)opts.num_threads, us);
+    }
+    free(a);
+    free(b);
+}
+
+/* Large scratch is kept between calls (memory.c): a blocked row scatter
+ * (partials of 1.5 MB) run twice gives the same exact sums from a reused
+ * block, and sk_release_cached_memory gives the blocks back. Under
+ * AddressSanitizer scratch comes from malloc and nothing is kept; with
+ * SCATTERKIT_SCRATCH_CACHE_MB=0 (ctest runs this part that way too) neither. */
+void test_scratch_cache(void) {
+    enum { T = 3000, ROWS = 9000, C = 128 };
+    float *x = calloc((size_t)T * C, sizeof(float)), *src = malloc((size_t)ROWS * C * sizeof(float));
+    float *out = malloc((size_t)T * C * sizeof(float)), *want = calloc((size_t)T * C, sizeof(float));
+    int64_t *idx = malloc((size_t)ROWS * sizeof(int64_t));
+    if (!x || !src || !out || !want || !idx) {
+        skt_fail("scratch_cache: out of memory");
+        return;
+    }
+    for (int64_t r = 0; r < ROWS; r++) {
+        idx[r] = (r * 7919) % T;
+        for (int64_t c = 0; c < C; c++) {
+            src[r * C + c] = (float)((r + c) % 17); /* small integers: exact sums */
+            want[idx[r] * C + c] += src[r * C + c];
+        }
+    }
+    sk_tensor tx, ti, ts, to;
+    const int64_t xs[2] = {T, C}, is[2] = {ROWS, C}, istr[2] = {1, 0};
+    sk_tensor_init(&tx, x, SK_DTYPE_FLOAT32, 2, xs, NULL);
+    sk_tensor_init(&ti, idx, SK_DTYPE_INT64, 2, is, istr);
+    sk_tensor_init(&ts, src, SK_DTYPE_FLOAT32, 2, is, NULL);
+    sk_tensor_init(&to, out, SK_DTYPE_FLOAT32, 2, xs, NULL);
+    sk_release_cached_memory();
+    for (int round = 0; round < 2; round++) {
+        memset(out, 0xFF, (size_t)T * C * sizeof(float));
+        sk_options opts = {0};
+        opts.num_threads = 2;
+        sk_status st = sk_scatter(&tx, &ti, &ts, 0, SK_REDUCE_SUM, true, SK_INDEX_MODE_ERROR, &to,
+                                  &opts);
+        SKT_CHECK(st == SK_STATUS_OK, "scatter: %s", sk_last_error());
+        SKT_CHECK(memcmp(out, want, (size_t)T * C * sizeof(float)) == 0,
+                  "round %d: sums differ from the direct ones", round);
+    }
+    size_t freed = sk_release_cached_memory();
+    const char *env = getenv("SCATTERKIT_SCRATCH_CACHE_MB");
+    bool off = env && strcmp(env, "0") == 0;
+#if defined(__SANITIZE_ADDRESS__)
+    off = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    off = true;
+#endif
+#endif
+    if (off)
+        SKT_CHECK(freed == 0, "nothing should be cached, %zu bytes were", freed);
+    else
+        SKT_CHECK(freed >= (size_t)T * C * sizeof(float), "%zu bytes cached, expected the partials",
+                  freed);
+    SKT_CHECK(sk_release_cached_memory() == 0, "a second release found bytes");
+    free(x);
+    free(src);
+    free(out);
+    free(want);
+    free(idx);
+}
