@@ -15,11 +15,12 @@ const sk_backend *sk_backend_for(const char *op, int32_t device_type) {
 }
 
 sk_status sk_dispatch_gather(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,
-                             sk_tensor *grad_x, const sk_options *opts) {
+                             sk_tensor *grad_x, const sk_gather_args *args,
+                             const sk_options *opts) {
     const sk_backend *b = sk_backend_for(p->op, chk->index->device_type);
     if (!b) return SK_STATUS_UNSUPPORTED_DEVICE;
     sk_note_kernel("");
-    return b->gather(p, lin, chk, grad_x, opts);
+    return b->gather(p, lin, chk, grad_x, args, opts);
 }
 
 sk_status sk_dispatch_scatter(sk_plan *p, const sk_plan *grad_src_plan, const sk_index_check *chk,
@@ -36,4 +37,45 @@ sk_status sk_dispatch_copy(const sk_tensor *src, sk_tensor *out, const sk_option
     if (!b) return SK_STATUS_UNSUPPORTED_DEVICE;
     sk_note_kernel("");
     return b->copy(src, out, opts);
+}
+
+/* The run-time state of a call from its options (threads: the backend's rule). */
+static sk_exec sk_exec_of(const sk_options *opts) {
+    sk_exec e;
+    memset(&e, 0, sizeof e);
+    e.opts = opts;
+    return e;
+}
+
+sk_status sk_dispatch_view(const sk_view_desc *d, const sk_options *opts) {
+    const sk_backend *b = sk_backend_for(d->op, d->x->device_type);
+    if (!b) return SK_STATUS_UNSUPPORTED_DEVICE;
+    sk_exec e = sk_exec_of(opts);
+    sk_note_kernel("");
+    return b->view(d, &e);
+}
+
+sk_status sk_dispatch_mask_count(sk_mask_desc *d, const sk_tensor *mask, const sk_options *opts,
+                                 int64_t *ntrue) {
+    const sk_backend *b = sk_backend_for(d->p.op, mask->device_type);
+    if (!b) return SK_STATUS_UNSUPPORTED_DEVICE;
+    sk_exec e = sk_exec_of(opts);
+    sk_note_kernel("");
+    return b->mask_count(d, &e, ntrue);
+}
+
+sk_status sk_dispatch_mask(sk_mask_desc *d, const sk_tensor *mask, const sk_options *opts) {
+    const sk_backend *b = sk_backend_for(d->p.op, mask->device_type);
+    if (!b) return SK_STATUS_UNSUPPORTED_DEVICE;
+    sk_exec e = sk_exec_of(opts);
+    sk_note_kernel("");
+    return b->mask(d, &e);
+}
+
+sk_status sk_dispatch_tensor_scatter(const sk_tensor_scatter_desc *d, const sk_options *opts) {
+    const sk_backend *b = sk_backend_for(d->op, d->cache->device_type);
+    if (!b) return SK_STATUS_UNSUPPORTED_DEVICE;
+    sk_exec e = sk_exec_of(opts);
+    sk_note_kernel("");
+    return b->tensor_scatter(d, &e);
 }

@@ -12,10 +12,18 @@ const sk_backend *sk_backend_for(const char *op, int32_t device_type);
 /* The operators' one way down: see sk_backend for the arguments. The device
  * is that of the index (gather/scatter) or of out (copy). */
 sk_status sk_dispatch_gather(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,
-                             sk_tensor *grad_x, const sk_options *opts);
+                             sk_tensor *grad_x, const sk_gather_args *args,
+                             const sk_options *opts);
 sk_status sk_dispatch_scatter(sk_plan *p, const sk_plan *grad_src_plan, const sk_index_check *chk,
                               const sk_tensor *x, const sk_tensor *out,
                               const sk_backward_args *bwd, const sk_options *opts);
 sk_status sk_dispatch_copy(const sk_tensor *src, sk_tensor *out, const sk_options *opts);
+/* The operators without an index: the device is that of the tensor written
+ * (out, grad_out's gradient) or read (the mask). */
+sk_status sk_dispatch_view(const sk_view_desc *d, const sk_options *opts);
+sk_status sk_dispatch_mask_count(sk_mask_desc *d, const sk_tensor *mask, const sk_options *opts,
+                                 int64_t *ntrue);
+sk_status sk_dispatch_mask(sk_mask_desc *d, const sk_tensor *mask, const sk_options *opts);
+sk_status sk_dispatch_tensor_scatter(const sk_tensor_scatter_desc *d, const sk_options *opts);
 
 #endif /* SK_DISPATCH_H */

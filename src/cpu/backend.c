@@ -14,4 +14,8 @@ const sk_backend sk_cpu_backend = {
     .gather = sk_cpu_gather,
     .scatter = sk_cpu_scatter,
     .copy = sk_cpu_copy,
+    .view = sk_cpu_view,
+    .mask_count = sk_cpu_mask_count,
+    .mask = sk_cpu_mask,
+    .tensor_scatter = sk_cpu_tensor_scatter,
 };

@@ -12,6 +12,13 @@ void sk_copy_unchecked(const sk_tensor *src, sk_tensor *out, int nthreads) {
     }
     p.dense = out->data;
     p.target = src->data;
-    p.stream = sk_tensor_numel(out) * (int64_t)sk_dtype_size(out->dtype) >= SK_STREAM_MIN_BYTES;
-    sk_run_gather(&p, nthreads);
+    sk_plan_normalize(&p);
+    sk_exec ex = {0};
+    ex.nthreads = nthreads;
+    ex.stream = sk_tensor_numel(out) * (int64_t)sk_dtype_size(out->dtype) >= SK_STREAM_MIN_BYTES;
+    /* a copy inside another operator: sk_last_kernel() keeps naming that
+     * operator's path */
+    const char *noted = sk_last_kernel();
+    sk_run_gather(&p, &ex);
+    sk_note_kernel(noted);
 }

@@ -151,13 +151,25 @@ SK_INLINE bool sk_fused_check(const sk_options *opts, sk_index_mode mode) {
 
 /* ---- the backend's entries (the sk_backend table in backend.c) ---- */
 sk_status sk_cpu_gather(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,
-                        sk_tensor *grad_x, const sk_options *opts);
+                        sk_tensor *grad_x, const sk_gather_args *args, const sk_options *opts);
 sk_status sk_cpu_scatter(sk_plan *p, const sk_plan *grad_src_plan, const sk_index_check *chk,
                          const sk_tensor *x, const sk_tensor *out, const sk_backward_args *bwd,
                          const sk_options *opts);
+/* The operators without an index (view.c, mask.c, tensor_scatter.c). */
+sk_status sk_cpu_view(const sk_view_desc *d, const sk_exec *e);
+sk_status sk_cpu_mask_count(sk_mask_desc *d, const sk_exec *e, int64_t *ntrue);
+sk_status sk_cpu_mask(sk_mask_desc *d, const sk_exec *e);
+sk_status sk_cpu_tensor_scatter(const sk_tensor_scatter_desc *d, const sk_exec *e);
+/* The threads of a call: the exec's count when set, else the options' rule. */
+SK_INLINE int sk_exec_threads(const sk_exec *e) {
+    return e->nthreads > 0 ? e->nthreads : sk_threads_for(e->opts);
+}
 
 /* ---- the engines ---- */
-sk_status sk_run_gather(sk_plan *p, int nthreads);
+/* Runs a normalised gather plan by the first path of gather/paths.c that
+ * applies, and records its name (sk_note_kernel). With ex->invalid set, the
+ * index values are checked by the path (ERROR mode) and a bad one sets it. */
+sk_status sk_run_gather(const sk_plan *p, const sk_exec *ex);
 /* Scatter backward (engine_scatter_backward.c). p is the forward plan with
  * linear strides, dense = src, aux_stride = grad_src's strides. x and out are
  * the forward input and result (x's shape), grad_out the result's gradient.
@@ -165,21 +177,23 @@ sk_status sk_run_gather(sk_plan *p, int nthreads);
 sk_status sk_run_scatter_backward(sk_plan *p, const sk_tensor *x, const sk_tensor *out,
                                   const sk_tensor *grad_out, sk_tensor *grad_x,
                                   sk_tensor *grad_src, int nthreads);
-/* Copies copy_from into p->out first when it is not NULL (out != x), after
- * every allocation has succeeded, so a failure leaves out untouched. With
- * `unchecked` (a fresh out, ERROR mode) the index values are not checked yet:
- * the kernels that read each value anyway (an element scatter along the last
- * axis) check them there and set *p->invalid on a bad one, skipping it;
- * every other path runs the check first. */
-sk_status sk_run_scatter(sk_plan *p, const sk_tensor *copy_from,
-                         const sk_index_check *unchecked, int nthreads);
+/* Runs a scatter plan (normalised here) by the first path of
+ * cpu/scatter/paths.c that applies, and records its name (sk_note_kernel).
+ * ex->out is the result; copy_from, when not NULL (out != x), is copied into
+ * it first (or read by the path itself) after every allocation has
+ * succeeded, so a failure leaves out untouched. `unchecked`: the index
+ * values are not checked yet; they are checked before the path runs, or by
+ * the path itself where it checks inline and out is fresh (sk_fused_check). */
+sk_status sk_run_scatter(sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
+                         const sk_index_check *unchecked);
 
 /* Copies src into out (same shape, or src broadcasting); used by every
  * scatter-type operator when out is not x. Assumes validated arguments. */
 void sk_copy_unchecked(const sk_tensor *src, sk_tensor *out, int nthreads);
 /* Runs a gather plan backwards: grad_x = 0, then grad_x[target(p)] +=
  * grad_out[p]. `lin` is the same plan built over sk_row_major_like(grad_x). */
-sk_status sk_run_gather_backward(sk_plan *p, const sk_plan *lin, sk_tensor *grad_x, int nthreads);
+sk_status sk_run_gather_backward(sk_plan *p, const sk_plan *lin, sk_tensor *grad_x,
+                                 const sk_exec *ex);
 /* dst = big summed over the dimensions along which dst broadcasts to big
  * (a plain copy when the shapes are equal). Deterministic, float32
  * accumulation for 16-bit types. */

@@ -16,8 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SK_POOL_MAX 256
-
 static atomic_int sk_num_threads_setting; /* 0: not set, use the default */
 
 static int sk_default_threads(void) {
@@ -25,21 +23,21 @@ static int sk_default_threads(void) {
     if (env && *env) {
         char *end;
         long v = strtol(env, &end, 10);
-        if (*end == '\0' && v >= 1) return v > SK_POOL_MAX ? SK_POOL_MAX : (int)v;
+        if (*end == '\0' && v >= 1) return v > SK_MAX_THREADS ? SK_MAX_THREADS : (int)v;
     }
 #ifdef CPU_COUNT
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0) {
         int n = CPU_COUNT(&set);
-        if (n >= 1) return n > SK_POOL_MAX ? SK_POOL_MAX : n;
+        if (n >= 1) return n > SK_MAX_THREADS ? SK_MAX_THREADS : n;
     }
 #endif
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n >= 1 ? (n > SK_POOL_MAX ? SK_POOL_MAX : (int)n) : 1;
+    return n >= 1 ? (n > SK_MAX_THREADS ? SK_MAX_THREADS : (int)n) : 1;
 }
 
 sk_status sk_set_num_threads(int32_t n) {
-    atomic_store(&sk_num_threads_setting, n < 1 ? 0 : (n > SK_POOL_MAX ? SK_POOL_MAX : n));
+    atomic_store(&sk_num_threads_setting, n < 1 ? 0 : (n > SK_MAX_THREADS ? SK_MAX_THREADS : n));
     return SK_STATUS_OK;
 }
 
@@ -50,7 +48,7 @@ int32_t sk_get_num_threads(void) {
 
 int sk_threads_for(const sk_options *opts) {
     if (opts && opts->num_threads > 0)
-        return opts->num_threads > SK_POOL_MAX ? SK_POOL_MAX : opts->num_threads;
+        return opts->num_threads > SK_MAX_THREADS ? SK_MAX_THREADS : opts->num_threads;
     return sk_get_num_threads();
 }
 

@@ -7,11 +7,13 @@ int64_t sk_plan_column_tile(const sk_plan *p) {
         return 0;
     int64_t es = (int64_t)p->elem_size, n = p->comp_size[0], rows = p->shape[0], cols = p->shape[1];
     /* target rows apart by at least the plan's columns (tiles never share a
-     * target), a tile of n rows within TILE_BYTES at one line per row, and
-     * rows enough to repay packing each tile (a plan row per 8 target rows) */
-    enum { LINE = 64, TILE_BYTES = 256 << 10 /* half of a 512 KiB L2 */ };
-    if (p->comp_target_stride[0] < cols || n * LINE > TILE_BYTES || rows * 8 < n || n < 2) return 0;
-    int64_t line = LINE / es, width = TILE_BYTES / (n * es) / line * line;
+     * target), a tile of n rows within SK_TILE_BYTES at one line per row,
+     * and rows enough to repay packing each tile (a plan row per 8 target
+     * rows) */
+    if (p->comp_target_stride[0] < cols || n * SK_CACHE_LINE > SK_TILE_BYTES || rows * 8 < n ||
+        n < 2)
+        return 0;
+    int64_t line = SK_CACHE_LINE / es, width = SK_TILE_BYTES / (n * es) / line * line;
     return width * 2 <= cols ? width : 0;
 }
 
@@ -49,10 +51,11 @@ void sk_plan_walk_tile(const sk_plan *p, int64_t c0, int64_t c1, const char *fro
     sk_plan tile = sk_plan_slice(p, 1, c0, c1);
     tile.target = pack;
     tile.comp_target_stride[0] = c1 - c0;
-    enum { STRIP = 8 };
+    enum { STRIP = SK_TILE_STRIP };
     for (int64_t r = 0; r < tile.shape[0]; r += STRIP) {
         sk_plan_prefetch_rows(&tile, r + STRIP, r + 2 * STRIP);
-        sk_plan strip = sk_plan_slice(&tile, 0, r, r + STRIP < tile.shape[0] ? r + STRIP : tile.shape[0]);
+        sk_plan strip =
+            sk_plan_slice(&tile, 0, r, r + STRIP < tile.shape[0] ? r + STRIP : tile.shape[0]);
         fn(ctx, &strip);
     }
 }

@@ -10,6 +10,9 @@
  * shares its core with another program does less of the work instead of
  * holding up the others. */
 enum { SK_CHUNKS_PER_THREAD = 8 };
+/* Threads of one call at most: the pool's size, and the length of every
+ * per-thread array of the kernels. */
+enum { SK_MAX_THREADS = 256 };
 enum { SK_CHUNK_GRAIN = 1 << 16 };
 /* Copies at least this large stream their stores (about the L3 of one chip). */
 #define SK_STREAM_MIN_BYTES ((int64_t)32 << 20)
@@ -21,5 +24,66 @@ enum { SK_CHUNK_GRAIN = 1 << 16 };
  * only: a prefetch into L1 holds one of the core's few L1 miss buffers until
  * its line arrives, and those capped the misses in flight. */
 enum { SK_ROWS_AHEAD = 64 };
+
+/* Scratch per index element a call may take: strategies that need a
+ * buffer (packed tiles, packed operands, partial sums) fit it in this many
+ * bytes per element of the caller's index, or take another path. */
+enum { SK_SCRATCH_BYTES_PER_INDEX = 16 };
+
+/* ---- gather (src/cpu/gather) ---- */
+/* Last-axis element gathers check and copy blocks of this many elements. */
+enum { SK_GATHER_BLOCK = 512 };
+/* The AVX2 gather instruction pays off only where x's rows miss the caches:
+ * out past SK_PAST_L2_BYTES, rows of x this long or longer, runs this long. */
+enum { SK_GATHER4_MIN_ROW = 1024, SK_GATHER4_MIN_RUN = 256 };
+/* The next row of x is prefetched during a last-axis gather only when it is
+ * this short: a longer row would not stay in L2 until it is used. */
+enum { SK_GATHER_AHEAD_MAX_ROW_BYTES = 65536 };
+/* How far ahead the index of a last-axis gather is prefetched. */
+enum { SK_INDEX_PREFETCH_BYTES = 2048 };
+/* Transposing copies: tiles of SK_TRANSPOSE_TA output runs by
+ * SK_TRANSPOSE_BYTES_B bytes of source runs. Long source strips keep its
+ * page and prefetch streams; few output columns per tile keep the buffer
+ * and the output rows in L1. */
+enum { SK_TRANSPOSE_TA = 8, SK_TRANSPOSE_BYTES_B = 1024 };
+/* A transposed operand of a gather (its last dimension's elements a line or
+ * more apart, at least SK_PACK_MIN_ROW long, SK_PACK_MIN_BYTES in all) is
+ * copied row-major first, within SK_SCRATCH_BYTES_PER_INDEX. */
+enum { SK_CACHE_LINE = 64, SK_PACK_MIN_ROW = 16 };
+#define SK_PACK_MIN_BYTES ((int64_t)1 << 20)
+/* Column tiles (tile.c): a tile of n target rows takes at most
+ * SK_TILE_BYTES at one line per row (half of a 512 KiB L2), and is walked
+ * in strips of SK_TILE_STRIP plan rows. */
+enum { SK_TILE_BYTES = 256 << 10, SK_TILE_STRIP = 8 };
+
+/* ---- scatter (src/cpu/scatter) ---- */
+/* Scatter paths keep per-thread scratch for at most this many threads. */
+enum { SK_SCATTER_MAX_THREADS = SK_MAX_THREADS };
+/* Owner-computes with scratch (16-bit sums, counts): a chunk of a thread's
+ * targets holds at least this many; each chunk costs one walk of all updates. */
+enum { SK_OWNER_MIN_CHUNK = 1 << 16 };
+/* Owner-computes over rows: target rows asked for this many rows ahead. */
+enum { SK_OWNER_ROWS_AHEAD = 16 };
+/* Winners: enough update rows to repay the pass over the index, and at most
+ * this many targets per update row (walking every target must cost less
+ * than the updates). */
+enum { SK_WINNERS_MIN_ROWS = 1024, SK_WINNERS_MAX_TARGETS_PER_ROW = 4 };
+/* Blocked rows: the number of blocks of update rows (fixed by the problem,
+ * never by the thread count), and the fewest update rows that repay the
+ * partials and the merge. */
+enum { SK_ROW_BLOCKS = 2, SK_ROW_BLOCK_MIN_ROWS = 1 << 13 };
+/* Blocked rows, block 0 reducing into out itself: it takes NUM/DEN of the
+ * rows, as its row updates miss the TLB on the caller's small pages where
+ * block 1's go to huge-page scratch. */
+enum { SK_ROW_BLOCK0_NUM = 2, SK_ROW_BLOCK0_DEN = 5 };
+/* Blocked rows, src rows asked for this many rows ahead (a stream: near). */
+enum { SK_SRC_ROWS_AHEAD = 16 };
+/* Blocked rows of a strided src: packed a group at a time into a buffer
+ * of this many bytes (kept in L1); a group holds at least 4 rows. */
+enum { SK_BLOCK_PACK_BYTES = 16384 };
+/* Inner axis: runs of at least this many updates along the last axis, in
+ * chunks of whole target rows of about SK_INNER_CHUNK_BYTES; the index copy
+ * is uint16 where the axis has at most SK_INNER_INDEX16_MAX entries. */
+enum { SK_INNER_MIN_RUN = 1024, SK_INNER_CHUNK_BYTES = 65536, SK_INNER_INDEX16_MAX = 65536 };
 
 #endif /* SK_CPU_TUNING_H */

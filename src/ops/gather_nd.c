@@ -101,7 +101,7 @@ static sk_status sk_gather_nd_impl(const char *op, const sk_tensor *x, const sk_
         sk_tensor xlin = sk_row_major_like(x);
         sk_gather_nd_plan(&lin, &xlin, index, batch_dims, out);
     }
-    return sk_dispatch_gather(&p, backward ? &lin : NULL, &chk, (sk_tensor *)x, opts);
+    return sk_dispatch_gather(&p, backward ? &lin : NULL, &chk, (sk_tensor *)x, NULL, opts);
 }
 
 sk_status sk_gather_nd(const sk_tensor *x, const sk_tensor *index, int32_t batch_dims,

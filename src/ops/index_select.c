@@ -83,7 +83,7 @@ static sk_status sk_index_select_impl(const char *op, const sk_tensor *x, const 
         sk_tensor xlin = sk_row_major_like(x);
         sk_index_select_plan(&lin, &xlin, index, ax, out);
     }
-    return sk_dispatch_gather(&p, backward ? &lin : NULL, &chk, (sk_tensor *)x, opts);
+    return sk_dispatch_gather(&p, backward ? &lin : NULL, &chk, (sk_tensor *)x, NULL, opts);
 }
 
 sk_status sk_index_select(const sk_tensor *x, const sk_tensor *index, int32_t axis,

@@ -5,10 +5,10 @@
  * only the last n positions of a circular update longer than the axis
  * survive. */
 #include "ops/ops.h"
-#include "cpu/cpu.h" /* kernels still here: moving to src/cpu */
+#include "plan/tensor_scatter.h"
 
-/* Validates shapes, axis, mode and write indices (cache and update give the
- * shapes; in the backward they are grad_out and grad_update). */
+/* Validates shapes, axis, mode and the write indices' shape (cache and update
+ * give the shapes; in the backward they are grad_out and grad_update). */
 static sk_status sk_ts_validate(const char *op, const sk_tensor *cache, const sk_tensor *update,
                                 const sk_tensor *write_indices, int32_t axis,
                                 sk_tensor_scatter_mode mode, int32_t *a) {
@@ -58,83 +58,7 @@ static sk_status sk_ts_validate(const char *op, const sk_tensor *cache, const sk
                        (long long)batch,
                        sk_format_shape(got, sizeof got, write_indices->ndim, write_indices->shape));
     }
-    bool is64 = write_indices->dtype == SK_DTYPE_INT64;
-    /* ONNX: linear needs write_indices + sequence_length <= max_sequence_length
-     * (an empty update too); circular takes the index modulo the axis. A
-     * negative index is refused in both (as onnxruntime does). */
-    for (int64_t b = 0; b < batch; b++) {
-        int64_t w = sk_load_index(write_indices->data, is64, b * write_indices->strides[0]);
-        bool ok = mode == SK_TENSOR_SCATTER_LINEAR ? (w >= 0 && w <= n - len)
-                                                   : (w >= 0 && (n > 0 || len == 0));
-        if (!ok)
-            return sk_fail(SK_STATUS_INDEX_OUT_OF_RANGE,
-                           "%s: write_indices[%lld] = %lld is out of range for axis %d of size "
-                           "%lld%s",
-                           op, (long long)b, (long long)w, (int)*a, (long long)n,
-                           mode == SK_TENSOR_SCATTER_LINEAR ? " with this update length" : "");
-    }
-    return SK_STATUS_OK;
-}
-
-/* One contiguous run of the write: update[b, i:i+seg] <-> cache[b, pos:pos+seg]. */
-typedef void (*sk_ts_segment_fn)(void *ctx, int64_t b, int64_t i, int64_t pos, int64_t seg);
-
-static void sk_ts_segments(const sk_tensor *write_indices, const sk_tensor *update, int64_t n,
-                           sk_ts_segment_fn fn, void *ctx, int32_t a) {
-    /* an update without elements (any dimension 0) writes nothing: no walk
-     * over its batches either ([2^40, 0, 5] would take minutes) */
-    int64_t batch = update->shape[0], len = update->shape[a];
-    if (len == 0 || n == 0 || sk_tensor_numel(update) == 0) return;
-    bool is64 = write_indices && write_indices->dtype == SK_DTYPE_INT64;
-    int64_t skip = len > n ? len - n : 0;
-    for (int64_t b = 0; b < batch; b++) {
-        int64_t w = write_indices ? sk_load_index(write_indices->data, is64,
-                                                  b * write_indices->strides[0])
-                                  : 0;
-        for (int64_t i = skip; i < len;) {
-            int64_t pos = (w % n + i) % n, seg = len - i;
-            if (seg > n - pos) seg = n - pos;
-            fn(ctx, b, i, pos, seg);
-            i += seg;
-        }
-    }
-}
-
-/* The slab [b, ..., start:start+seg, ...] of t along axis a. */
-static sk_tensor sk_ts_slab(const sk_tensor *t, int32_t a, int64_t b, int64_t start, int64_t seg) {
-    sk_tensor s = *t;
-    s.shape[0] = 1;
-    s.shape[a] = seg;
-    if (sk_tensor_numel(&s) > 0)
-        s.data = (char *)t->data +
-                 (b * t->strides[0] + start * t->strides[a]) * (int64_t)sk_dtype_size(t->dtype);
-    return s;
-}
-
-typedef struct {
-    const sk_tensor *update;  /* forward: update; backward: grad_update (written) */
-    sk_tensor *cache;         /* forward: out; backward: grad_out (read) */
-    sk_tensor *grad_cache;    /* backward only: zeroed where written */
-    int32_t axis;
-    bool backward;
-    int nthreads;
-} sk_ts_ctx;
-
-static void sk_ts_segment(void *arg, int64_t b, int64_t i, int64_t pos, int64_t seg) {
-    sk_ts_ctx *c = arg;
-    sk_tensor u = sk_ts_slab(c->update, c->axis, b, i, seg);
-    sk_tensor k = sk_ts_slab(c->cache, c->axis, b, pos, seg);
-    if (sk_tensor_numel(&u) == 0) return;
-    if (!c->backward) {
-        sk_copy_unchecked(&u, &k, c->nthreads);
-        return;
-    }
-    sk_copy_unchecked(&k, &u, c->nthreads);
-    if (c->grad_cache) {
-        sk_tensor g = sk_ts_slab(c->grad_cache, c->axis, b, pos, seg);
-        sk_tensor zero = sk_zero_scalar(g.dtype);
-        sk_copy_unchecked(&zero, &g, c->nthreads);
-    }
+    return SK_STATUS_OK; /* the values of write_indices are checked by the backend */
 }
 
 sk_status sk_tensor_scatter(const sk_tensor *cache, const sk_tensor *update,
@@ -149,11 +73,9 @@ sk_status sk_tensor_scatter(const sk_tensor *cache, const sk_tensor *update,
     static const char *const names[] = {"cache", "update", "write_indices"};
     if ((st = sk_check_out(op, out, cache->dtype, cache->ndim, cache->shape, cache, inputs, names, 3)))
         return st;
-    int nthreads = sk_threads_for(opts);
-    if (!sk_same_layout(out, cache)) sk_copy_unchecked(cache, out, nthreads);
-    sk_ts_ctx c = {update, out, NULL, a, false, nthreads};
-    sk_ts_segments(write_indices, update, cache->shape[a], sk_ts_segment, &c, a);
-    return SK_STATUS_OK;
+    sk_tensor_scatter_desc d = {.op = op, .cache = cache, .update = update,
+                                .write_indices = write_indices, .out = out, .axis = a, .mode = mode};
+    return sk_dispatch_tensor_scatter(&d, opts);
 }
 
 sk_status sk_tensor_scatter_backward(const sk_tensor *grad_out, const sk_tensor *write_indices,
@@ -182,11 +104,9 @@ sk_status sk_tensor_scatter_backward(const sk_tensor *grad_out, const sk_tensor 
                                             grad_out->ndim, grad_out->shape, NULL, inputs, names,
                                             3)))
         return st;
-    int nthreads = sk_threads_for(opts);
-    sk_tensor zero = sk_zero_scalar(grad_out->dtype);
-    sk_copy_unchecked(&zero, grad_update, nthreads); /* overwritten circular rows get 0 */
-    if (grad_cache) sk_copy_unchecked(grad_out, grad_cache, nthreads);
-    sk_ts_ctx c = {grad_update, (sk_tensor *)grad_out, grad_cache, a, true, nthreads};
-    sk_ts_segments(write_indices, grad_update, grad_out->shape[a], sk_ts_segment, &c, a);
-    return SK_STATUS_OK;
+    sk_tensor_scatter_desc d = {.op = op, .backward = true, .cache = grad_out,
+                                .update = grad_update, .write_indices = write_indices,
+                                .out = grad_cache, .axis = a, .mode = mode,
+                                .grad_update = grad_update};
+    return sk_dispatch_tensor_scatter(&d, opts);
 }

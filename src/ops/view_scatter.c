@@ -3,9 +3,7 @@
  * Each operator has a view builder used by the forward (a view of out) and
  * by the backward (views of grad_out and grad_x). No index tensors. */
 #include "ops/ops.h"
-#include "cpu/cpu.h" /* kernels still here: moving to src/cpu */
-
-#include <stdlib.h>
+#include "plan/view.h"
 
 typedef struct {
     int32_t naxes;
@@ -159,214 +157,6 @@ static sk_status sk_select_view(const char *op, const sk_tensor *base, const voi
     return SK_STATUS_OK;
 }
 
-/* ---- step 2 along the last axis (every other element of each row) ----
- *
- * Each row of out is x's row with src's row interleaved at start, start+2,
- * ...: one pass that reads 16 bytes of x and 8 of src and writes 16 bytes of
- * out, merged in registers. Building each block in a buffer first (below)
- * passes over the bytes three times and ran W10 at 15 ms, this at 8-9 ms
- * (a plain copy of x: 6.7 ms). */
-typedef struct {
-    const char *x, *src;
-    char *out;
-    int64_t rows, len;  /* rows of len elements; x and out row-major */
-    int64_t start, m;   /* the view: elements start + 2k of a row, k < m */
-    size_t es;
-    bool stream;
-} sk_pairs_job;
-
-/* Pairs k in [k, npairs) one element at a time: src's element, then x's. */
-SK_INLINE void sk_pairs_scalar(char *o, const char *xr, const char *sr, int64_t k, int64_t npairs,
-                               size_t es) {
-    for (; k < npairs; k++) {
-        memcpy(o + 2 * k * es, sr + k * es, es);
-        memcpy(o + (2 * k + 1) * es, xr + (2 * k + 1) * es, es);
-    }
-}
-
-#if defined(__x86_64__) || defined(_M_X64)
-/* 16 bytes of out from 16 of x and 8 of src: src's elements spread to the
- * even lanes (unpack with zero), x keeps the odd lanes. */
-SK_INLINE __m128i sk_pairs_merge(__m128i xv, __m128i sv, __m128i odd, size_t es) {
-    const __m128i zero = _mm_setzero_si128();
-    __m128i spread = es == 1   ? _mm_unpacklo_epi8(sv, zero)
-                     : es == 2 ? _mm_unpacklo_epi16(sv, zero)
-                     : es == 4 ? _mm_unpacklo_epi32(sv, zero)
-                               : _mm_unpacklo_epi64(sv, zero);
-    return _mm_or_si128(spread, _mm_and_si128(xv, odd));
-}
-
-SK_INLINE void sk_pairs_row(char *o, const char *xr, const char *sr, int64_t npairs, size_t es,
-                            bool stream) {
-    /* odd lanes of each element width: the low es bytes of every 2*es are 0 */
-    uint8_t mask[16];
-    for (int b = 0; b < 16; b++) mask[b] = (size_t)b % (2 * es) >= es ? 0xFF : 0;
-    const __m128i odd = _mm_loadu_si128((const __m128i *)(const void *)mask);
-    const bool nt = stream && ((uintptr_t)o & 15) == 0;
-    int64_t per = (int64_t)(8 / es), k = 0; /* pairs per 16 bytes of out */
-    for (; k + per <= npairs; k += per) {
-        __m128i xv = _mm_loadu_si128((const __m128i *)(const void *)(xr + 2 * k * es));
-        __m128i sv = _mm_loadl_epi64((const __m128i *)(const void *)(sr + k * es));
-        __m128i *dst = (__m128i *)(void *)(o + 2 * k * es);
-        if (nt) _mm_stream_si128(dst, sk_pairs_merge(xv, sv, odd, es));
-        else _mm_storeu_si128(dst, sk_pairs_merge(xv, sv, odd, es));
-    }
-    sk_pairs_scalar(o, xr, sr, k, npairs, es);
-}
-#else
-SK_INLINE void sk_pairs_row(char *o, const char *xr, const char *sr, int64_t npairs, size_t es,
-                            bool stream) {
-    (void)stream;
-    sk_pairs_scalar(o, xr, sr, 0, npairs, es);
-}
-#endif
-
-/* Rows [lo, hi) of out. */
-static void sk_pairs_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
-    const sk_pairs_job *j = arg;
-    (void)tid;
-    (void)chunk;
-    size_t es = j->es, row = (size_t)j->len * es;
-    /* out[start .. start + 2m - 1) is pairs (src, x); the last view element
-     * stands alone; x before and after */
-    size_t head = (size_t)j->start * es, pairs_end = head + (size_t)(2 * j->m - 1) * es;
-    for (int64_t r = lo; r < hi; r++) {
-        char *o = j->out + (size_t)r * row;
-        const char *xr = j->x + (size_t)r * row, *sr = j->src + (size_t)(r * j->m) * es;
-        memcpy(o, xr, head);
-        sk_pairs_row(o + head, xr + head, sr, j->m - 1, es, j->stream);
-        memcpy(o + pairs_end - es, sr + (size_t)(j->m - 1) * es, es);
-        memcpy(o + pairs_end, xr + pairs_end, row - pairs_end);
-    }
-    if (j->stream) sk_stream_fence();
-}
-
-/* Whether the view is every other element of the last axis of each row of
- * out, with x, out and src row-major: then sk_pairs_chunk writes out. */
-static bool sk_pairs_plan(sk_pairs_job *j, const sk_tensor *x, const sk_tensor *src,
-                          const sk_tensor *out, const sk_tensor *view) {
-    int32_t nd = out->ndim, last = nd - 1;
-    size_t es = sk_dtype_size(out->dtype);
-    if (nd < 1 || view->ndim != nd || src->ndim != nd || (es != 1 && es != 2 && es != 4 && es != 8) ||
-        !sk_row_major(out) || !sk_row_major(x) || !sk_row_major(src) || view->strides[last] != 2 ||
-        view->shape[last] < 1 || out->data == x->data)
-        return false;
-    for (int32_t d = 0; d < nd; d++)
-        if (src->shape[d] != view->shape[d] ||
-            (d < last && (view->shape[d] != out->shape[d] ||
-                          (view->shape[d] > 1 && view->strides[d] != out->strides[d]))))
-            return false;
-    int64_t len = out->shape[last], off = ((char *)view->data - (char *)out->data) / (int64_t)es;
-    if (off < 0 || off + 2 * (view->shape[last] - 1) >= len) return false;
-    j->x = x->data;
-    j->src = src->data;
-    j->out = out->data;
-    j->len = len;
-    j->rows = sk_tensor_numel(out) / len;
-    j->start = off;
-    j->m = view->shape[last];
-    j->es = es;
-    j->stream = sk_tensor_numel(out) * (int64_t)es >= SK_STREAM_MIN_BYTES;
-    return true;
-}
-
-typedef struct {
-    const sk_tensor *x, *src;
-    sk_tensor *out, *view;
-    int64_t rows;       /* blocks are ranges of dimension 0 of out and of the view */
-    int64_t block;      /* rows per block */
-    bool copy_x;
-    char *stage;        /* non-NULL: a block-sized buffer per thread (see sk_view_write) */
-    size_t row_bytes;   /* of out: a block is block * row_bytes */
-} sk_view_job;
-
-/* Rows [r0, r1) of dimension 0 of t (src broadcast along it stays whole). */
-static sk_tensor sk_rows(const sk_tensor *t, int32_t ndim, int64_t r0, int64_t r1) {
-    sk_tensor s = *t;
-    if (t->ndim < ndim || t->shape[0] == 1) return s; /* broadcast along dim 0 */
-    s.shape[0] = r1 - r0;
-    if (r1 > r0) s.data = (char *)t->data + r0 * t->strides[0] * (int64_t)sk_dtype_size(t->dtype);
-    return s;
-}
-
-/* Blocks [lo, hi). */
-static void sk_view_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
-    sk_view_job *job = arg;
-    (void)chunk;
-    for (int64_t b = lo; b < hi; b++) {
-        int64_t r0 = b * job->block, r1 = r0 + job->block < job->rows ? r0 + job->block : job->rows;
-        sk_tensor o = sk_rows(job->out, job->out->ndim, r0, r1);
-        sk_tensor v = sk_rows(job->view, job->view->ndim, r0, r1);
-        sk_tensor s = sk_rows(job->src, job->view->ndim, r0, r1);
-        if (job->stage) {
-            /* build the block in a cache-resident buffer laid out like out,
-             * then stream it to out past the cache */
-            char *buf = job->stage + (size_t)tid * (size_t)job->block * job->row_bytes;
-            sk_tensor x = sk_rows(job->x, job->x->ndim, r0, r1), bo = o, bv = v;
-            bo.data = buf;
-            bv.data = buf + ((char *)v.data - (char *)o.data);
-            sk_copy_unchecked(&x, &bo, 1);
-            sk_copy_unchecked(&s, &bv, 1);
-            sk_stream_copy(o.data, buf, (size_t)(r1 - r0) * job->row_bytes);
-            continue;
-        }
-        if (job->copy_x) {
-            sk_tensor x = sk_rows(job->x, job->x->ndim, r0, r1);
-            sk_copy_unchecked(&x, &o, 1);
-        }
-        /* the block's view elements are now in cache: write src over them */
-        sk_copy_unchecked(&s, &v, 1);
-    }
-}
-
-/* out = x, then view(out) = src. When out and the view share dimension 0
- * (same size and stride: slices along other axes, diagonals of a batch),
- * both steps run block by block so the second finds the block in cache.
- * A view of few elements (a diagonal) touches few of out's lines: then a
- * whole copy, which streams its stores past the cache when out is large,
- * moves fewer bytes than the blocks. */
-static void sk_view_write(const sk_tensor *x, const sk_tensor *src, sk_tensor *out,
-                          sk_tensor *view, int nthreads) {
-    bool copy_x = !sk_same_layout(out, x);
-    int64_t n = sk_tensor_numel(out);
-    sk_pairs_job pj;
-    if (copy_x && n > 0 && sk_tensor_numel(view) > 0 && sk_pairs_plan(&pj, x, src, out, view)) {
-        int nt = sk_threads_for_work(nthreads, n);
-        sk_parallel_chunks(nt, pj.rows, sk_chunks_for(nt, pj.rows, pj.len), sk_pairs_chunk, &pj);
-        return;
-    }
-    bool blocked = n > 0 && sk_tensor_numel(view) > 0 && out->ndim >= 1 && view->ndim >= 1 &&
-                   view->shape[0] == out->shape[0] && view->strides[0] == out->strides[0] &&
-                   out->strides[0] > 0 && out->shape[0] > 1 &&
-                   (char *)view->data >= (char *)out->data &&
-                   (char *)view->data - (char *)out->data <
-                       out->strides[0] * (int64_t)sk_dtype_size(out->dtype) &&
-                   (src->ndim < view->ndim || src->shape[0] == view->shape[0] || src->shape[0] == 1) &&
-                   sk_tensor_numel(view) * 8 > n;
-    if (!blocked) {
-        if (copy_x) sk_copy_unchecked(x, out, nthreads);
-        if (sk_tensor_numel(view) > 0) sk_copy_unchecked(src, view, nthreads);
-        return;
-    }
-    int64_t row_bytes = n / out->shape[0] * (int64_t)sk_dtype_size(out->dtype);
-    sk_view_job job = {x, src, out, view, out->shape[0], 1, copy_x, NULL, 0};
-    job.block = (256 << 10) / (row_bytes > 0 ? row_bytes : 1); /* about 256 KiB of out */
-    if (job.block < 1) job.block = 1;
-    int64_t nblocks = (job.rows + job.block - 1) / job.block;
-    int nt = sk_threads_for_work(nthreads, n);
-    if (nt > nblocks) nt = (int)nblocks;
-    /* A large row-major out copied from x: staging each block in a buffer
-     * and streaming it out moves x + src + out bytes; writing out in place
-     * also reads every line of out first (the read for ownership). */
-    job.row_bytes = (size_t)row_bytes;
-    size_t block_bytes = (size_t)job.block * job.row_bytes;
-    if (copy_x && sk_row_major(out) &&
-        n * (int64_t)sk_dtype_size(out->dtype) >= SK_STREAM_MIN_BYTES && block_bytes <= (1u << 20))
-        job.stage = sk_scratch_get((size_t)nt * block_bytes); /* NULL: the in-place blocks */
-    sk_parallel_chunks(nt, nblocks, sk_chunks_for(nt, nblocks, n / nblocks), sk_view_chunk, &job);
-    sk_scratch_put(job.stage, (size_t)nt * block_bytes);
-}
-
 /* Forward: checks, then out = x and view(out) = src (broadcast when allowed). */
 static sk_status sk_view_scatter(const char *op, const sk_tensor *x, const sk_tensor *src,
                                  sk_tensor *out, sk_view_builder build, const void *args,
@@ -384,8 +174,8 @@ static sk_status sk_view_scatter(const char *op, const sk_tensor *x, const sk_te
     st = broadcast_src ? sk_check_broadcast(op, "src", src, view.ndim, view.shape)
                        : sk_check_shape(op, "src", src, view.ndim, view.shape);
     if (st) return st;
-    sk_view_write(x, src, out, &view, sk_threads_for(opts));
-    return SK_STATUS_OK;
+    sk_view_desc d = {.op = op, .x = x, .src = src, .out = out, .view = view};
+    return sk_dispatch_view(&d, opts);
 }
 
 /* Backward: grad_x = grad_out with the view zeroed; grad_src = grad_out's
@@ -395,7 +185,7 @@ static sk_status sk_view_scatter_backward(const char *op, const sk_tensor *grad_
                                           sk_view_builder build, const void *args,
                                           bool broadcast_src, const sk_options *opts) {
     sk_status st;
-    sk_tensor gview, xview;
+    sk_tensor gview;
     if ((st = sk_check_tensor(op, "grad_out", grad_out))) return st;
     if (!sk_dtype_is_floating(grad_out->dtype))
         return sk_fail(SK_STATUS_INVALID_DTYPE,
@@ -418,15 +208,10 @@ static sk_status sk_view_scatter_backward(const char *op, const sk_tensor *grad_
                                   grad_src->shape, NULL, inputs, names, 2)))
             return st;
     }
-    int nthreads = sk_threads_for(opts);
-    if (grad_src && (st = sk_sum_to(&gview, grad_src, nthreads))) return st;
-    if (grad_x) {
-        sk_copy_unchecked(grad_out, grad_x, nthreads);
-        if ((st = build(op, grad_x, args, &xview))) return st;
-        sk_tensor zero = sk_zero_scalar(grad_x->dtype);
-        if (sk_tensor_numel(&xview) > 0) sk_copy_unchecked(&zero, &xview, nthreads);
-    }
-    return SK_STATUS_OK;
+    sk_view_desc d = {.op = op, .backward = true, .x = grad_out, .out = grad_x,
+                      .grad_src = grad_src, .grad_view = gview};
+    if (grad_x && (st = build(op, grad_x, args, &d.view))) return st;
+    return sk_dispatch_view(&d, opts);
 }
 
 sk_status sk_slice_scatter(const sk_tensor *x, const sk_tensor *src, int32_t naxes,

@@ -72,4 +72,20 @@ typedef struct {
     sk_tensor *grad_x, *grad_src;
 } sk_backward_args;
 
+/* The operands of a gather along axes (gather, gather_axes): the plan of
+ * out[p] = x[p with p[axes] = index[p]] is built from them
+ * (gather_plan.c), by src/ops and again by a backend that repacks x or the
+ * index. axes are wrapped; the index carries a trailing component
+ * dimension when has_comp_dim. */
+typedef struct sk_gather_args {
+    const sk_tensor *x, *index, *out;
+    const int32_t *axes;
+    int32_t naxes;
+    bool has_comp_dim;
+} sk_gather_args;
+
+/* The gather plan over a's tensors; for the backward the same plan with
+ * grad_x as x and grad_out as out is a scatter-sum. */
+void sk_gather_plan(sk_plan *p, const char *op, const sk_gather_args *a);
+
 #endif /* SK_PLAN_H */

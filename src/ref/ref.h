@@ -1,6 +1,7 @@
 /*
- * ref.h - plain reference implementations of every scatterkit operator, used
- * by the C tests as the oracle. Same arguments as the sk_ functions.
+ * ref.h - plain reference implementations of every scatterkit operator and
+ * its backward, used by the C tests as the oracle. Same arguments as the sk_
+ * functions.
  *
  * Written for obviousness, not speed: every operator walks its iteration
  * space with coordinate loops (unravel a row-major linear index, compute the
@@ -63,6 +64,63 @@ sk_status skref_tensor_scatter(const sk_tensor *cache, const sk_tensor *update,
                                const sk_tensor *write_indices, int32_t axis,
                                sk_tensor_scatter_mode mode, sk_tensor *out,
                                const sk_options *opts);
+
+/* Backward (SPEC section 7; the rules in scatterkit.h). Sums and products
+ * of several terms follow SPEC section 2's canonical order; float16 and
+ * bfloat16 compute in float32 and round once. */
+sk_status skref_gather_backward(const sk_tensor *grad_out, const sk_tensor *index, int32_t axis,
+                                sk_index_mode mode, sk_tensor *grad_x, const sk_options *opts);
+sk_status skref_gather_axes_backward(const sk_tensor *grad_out, const sk_tensor *index,
+                                     const int32_t *axes, int32_t naxes, sk_index_mode mode,
+                                     sk_tensor *grad_x, const sk_options *opts);
+sk_status skref_index_select_backward(const sk_tensor *grad_out, const sk_tensor *index,
+                                      int32_t axis, sk_index_mode mode, sk_tensor *grad_x,
+                                      const sk_options *opts);
+sk_status skref_gather_nd_backward(const sk_tensor *grad_out, const sk_tensor *index,
+                                   int32_t batch_dims, sk_index_mode mode, sk_tensor *grad_x,
+                                   const sk_options *opts);
+sk_status skref_masked_select_backward(const sk_tensor *grad_out, const sk_tensor *mask,
+                                       sk_tensor *grad_x, const sk_options *opts);
+sk_status skref_scatter_backward(const sk_tensor *x, const sk_tensor *index, const sk_tensor *src,
+                                 int32_t axis, sk_reduce reduce, bool include_self,
+                                 sk_index_mode mode, const sk_tensor *out,
+                                 const sk_tensor *grad_out, sk_tensor *grad_x,
+                                 sk_tensor *grad_src, const sk_options *opts);
+sk_status skref_scatter_axes_backward(const sk_tensor *x, const sk_tensor *index,
+                                      const sk_tensor *src, const int32_t *axes, int32_t naxes,
+                                      sk_reduce reduce, bool include_self, sk_index_mode mode,
+                                      const sk_tensor *out, const sk_tensor *grad_out,
+                                      sk_tensor *grad_x, sk_tensor *grad_src,
+                                      const sk_options *opts);
+sk_status skref_index_scatter_backward(const sk_tensor *x, const sk_tensor *index,
+                                       const sk_tensor *updates, int32_t axis, sk_reduce reduce,
+                                       bool include_self, sk_index_mode mode,
+                                       const sk_tensor *out, const sk_tensor *grad_out,
+                                       sk_tensor *grad_x, sk_tensor *grad_updates,
+                                       const sk_options *opts);
+sk_status skref_scatter_nd_backward(const sk_tensor *x, const sk_tensor *index,
+                                    const sk_tensor *updates, sk_reduce reduce,
+                                    sk_index_mode mode, const sk_tensor *out,
+                                    const sk_tensor *grad_out, sk_tensor *grad_x,
+                                    sk_tensor *grad_updates, const sk_options *opts);
+sk_status skref_slice_scatter_backward(const sk_tensor *grad_out, int32_t naxes,
+                                       const int32_t *axes, const int64_t *starts,
+                                       const int64_t *stops, const int64_t *steps,
+                                       sk_tensor *grad_x, sk_tensor *grad_src,
+                                       const sk_options *opts);
+sk_status skref_diagonal_scatter_backward(const sk_tensor *grad_out, int64_t offset,
+                                          int32_t axis1, int32_t axis2, sk_tensor *grad_x,
+                                          sk_tensor *grad_src, const sk_options *opts);
+sk_status skref_select_scatter_backward(const sk_tensor *grad_out, int32_t axis, int64_t index,
+                                        sk_tensor *grad_x, sk_tensor *grad_src,
+                                        const sk_options *opts);
+sk_status skref_masked_scatter_backward(const sk_tensor *grad_out, const sk_tensor *mask,
+                                        sk_tensor *grad_x, sk_tensor *grad_source,
+                                        const sk_options *opts);
+sk_status skref_tensor_scatter_backward(const sk_tensor *grad_out,
+                                        const sk_tensor *write_indices, int32_t axis,
+                                        sk_tensor_scatter_mode mode, sk_tensor *grad_cache,
+                                        sk_tensor *grad_update, const sk_options *opts);
 
 /* Python slice normalisation (slice.indices): start, step and the number of
  * elements of start:stop:step over an axis of size n. SK_SLICE_NONE is None.

@@ -1,7 +1,7 @@
-/* Shared pieces of the backward functions. */
+/* Sums onto a broadcast shape, the zero scalar and the gather backward:
+ * scatter-sums (without an index, or with the gather's), run by the scatter
+ * engine into a zeroed result. */
 #include "cpu/cpu.h"
-
-#include <string.h>
 
 sk_tensor sk_zero_scalar(sk_dtype dtype) {
     static const uint64_t zero = 0;
@@ -10,7 +10,8 @@ sk_tensor sk_zero_scalar(sk_dtype dtype) {
     return t;
 }
 
-sk_status sk_run_gather_backward(sk_plan *p, const sk_plan *lin, sk_tensor *grad_x, int nthreads) {
+sk_status sk_run_gather_backward(sk_plan *p, const sk_plan *lin, sk_tensor *grad_x,
+                                 const sk_exec *ex) {
     for (int d = 0; d < p->ndim; d++) p->linear_stride[d] = lin->target_stride[d];
     for (int k = 0; k < p->ncomp; k++) p->comp_linear_stride[k] = lin->comp_target_stride[k];
     /* a position that gather filled read nothing, so it sends nothing back */
@@ -18,9 +19,12 @@ sk_status sk_run_gather_backward(sk_plan *p, const sk_plan *lin, sk_tensor *grad
     p->fill = NULL;
     p->reduce = SK_REDUCE_SUM;
     p->include_self = true;
-    p->out = grad_x;
+    p->out = grad_x; /* the plan's copy, for the scatter paths that still read it */
+    sk_exec run = *ex;
+    run.out = grad_x;
+    run.invalid = NULL;
     sk_tensor zero = sk_zero_scalar(grad_x->dtype);
-    return sk_run_scatter(p, &zero, NULL, nthreads);
+    return sk_run_scatter(p, &run, &zero, NULL);
 }
 
 sk_status sk_sum_to(const sk_tensor *big, sk_tensor *dst, int nthreads) {
@@ -47,7 +51,8 @@ sk_status sk_sum_to(const sk_tensor *big, sk_tensor *dst, int nthreads) {
     p.target = dst->data;
     p.reduce = SK_REDUCE_SUM;
     p.include_self = true;
-    p.out = dst;
+    p.out = dst; /* the plan's copy, for the scatter paths that still read it */
+    sk_exec ex = {.nthreads = nthreads, .out = dst};
     sk_tensor zero = sk_zero_scalar(dst->dtype);
-    return sk_run_scatter(&p, &zero, NULL, nthreads);
+    return sk_run_scatter(&p, &ex, &zero, NULL);
 }

@@ -1,0 +1,76 @@
+/* Four float rows at once through a buffer sc[n][4] that interleaves them
+ * (out[r + q, k] at sc[4 k + q]), for the inner-axis sums of
+ * cpu/scatter/inner_sum.c: one 16-byte add does the update of an index
+ * position in all four rows (four values, one per row, brought together by
+ * a 4x4 transpose of 16-byte loads). Baseline SSE, part of every x86-64;
+ * SK_HAVE_ROWS4 is 0 elsewhere and the callers keep one row at a time. */
+#ifndef SK_ARCH_X86_ROWS4_SSE_H
+#define SK_ARCH_X86_ROWS4_SSE_H
+
+#include "cpu/arch/x86/isa.h"
+
+#if defined(SK_ARCH_X86_64)
+#include <emmintrin.h> /* SSE2: part of every x86-64 */
+#define SK_HAVE_ROWS4 1
+
+SK_INLINE int64_t sk_rows4_index(const void *ix, int64_t j, const bool I16) {
+    return I16 ? (int64_t)((const uint16_t *)ix)[j] : (int64_t)((const int32_t *)ix)[j];
+}
+
+/* Rows from[0..3] (n floats each) into sc, interleaved. */
+SK_INLINE void sk_rows4_interleave(float *restrict sc, const float *const from[4], int64_t n) {
+    int64_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        __m128 a = _mm_loadu_ps(from[0] + k), b = _mm_loadu_ps(from[1] + k);
+        __m128 c = _mm_loadu_ps(from[2] + k), d = _mm_loadu_ps(from[3] + k);
+        _MM_TRANSPOSE4_PS(a, b, c, d);
+        _mm_store_ps(sc + 4 * k, a);
+        _mm_store_ps(sc + 4 * k + 4, b);
+        _mm_store_ps(sc + 4 * k + 8, c);
+        _mm_store_ps(sc + 4 * k + 12, d);
+    }
+    for (; k < n; k++)
+        for (int q = 0; q < 4; q++) sc[4 * k + q] = from[q][k];
+}
+
+/* The interleaved sc back into rows o[0..3]. */
+SK_INLINE void sk_rows4_deinterleave(float *const o[4], const float *restrict sc, int64_t n) {
+    int64_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        __m128 a = _mm_load_ps(sc + 4 * k), b = _mm_load_ps(sc + 4 * k + 4);
+        __m128 c = _mm_load_ps(sc + 4 * k + 8), d = _mm_load_ps(sc + 4 * k + 12);
+        _MM_TRANSPOSE4_PS(a, b, c, d);
+        _mm_storeu_ps(o[0] + k, a);
+        _mm_storeu_ps(o[1] + k, b);
+        _mm_storeu_ps(o[2] + k, c);
+        _mm_storeu_ps(o[3] + k, d);
+    }
+    for (; k < n; k++)
+        for (int q = 0; q < 4; q++) o[q][k] = sc[4 * k + q];
+}
+
+/* The updates u[0..3] of index positions [0, L) into sc: each 4x4 block of
+ * updates transposed, one 16-byte add per index position. ix: uint16 (I16)
+ * or int32 values, wrapped and checked. */
+SK_INLINE void sk_rows4_accumulate(float *restrict sc, const float *const u[4], const void *ix,
+                                   int64_t L, const bool I16) {
+    int64_t j = 0;
+    for (; j + 4 <= L; j += 4) {
+        __m128 a = _mm_loadu_ps(u[0] + j), b = _mm_loadu_ps(u[1] + j);
+        __m128 c = _mm_loadu_ps(u[2] + j), d = _mm_loadu_ps(u[3] + j);
+        _MM_TRANSPOSE4_PS(a, b, c, d);
+        float *s0 = sc + 4 * sk_rows4_index(ix, j, I16), *s1 = sc + 4 * sk_rows4_index(ix, j + 1, I16);
+        _mm_store_ps(s0, _mm_add_ps(_mm_load_ps(s0), a));
+        _mm_store_ps(s1, _mm_add_ps(_mm_load_ps(s1), b));
+        float *s2 = sc + 4 * sk_rows4_index(ix, j + 2, I16), *s3 = sc + 4 * sk_rows4_index(ix, j + 3, I16);
+        _mm_store_ps(s2, _mm_add_ps(_mm_load_ps(s2), c));
+        _mm_store_ps(s3, _mm_add_ps(_mm_load_ps(s3), d));
+    }
+    for (; j < L; j++)
+        for (int q = 0; q < 4; q++) sc[4 * sk_rows4_index(ix, j, I16) + q] += u[q][j];
+}
+#else
+#define SK_HAVE_ROWS4 0
+#endif
+
+#endif /* SK_ARCH_X86_ROWS4_SSE_H */

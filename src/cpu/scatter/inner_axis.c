@@ -1,0 +1,187 @@
+/* Path "cpu/scatter/inner_axis": index_add along the last axis of out, one
+ * index shared by every row, in claimed chunks of whole target
+ * rows (about SK_INNER_CHUNK_BYTES: each long run of updates lands in one
+ * target row, and runs outside a chunk are skipped at once, so the chunks
+ * can be small). With out != x (both row-major) each chunk copies its rows
+ * just before updating them: a copy of all of x first would have pushed
+ * them out of the caches. Every target row reads the whole index again, so
+ * the index is copied once, negatives wrapped, to int32 or uint16. */
+#include "cpu/arch/x86/rows4_sse.h"
+#include "cpu/scatter/inner_axis.h"
+#include "cpu/scatter/reduce.h"
+
+static int64_t sk_inner_axis_chunk(const sk_plan *p, const sk_tensor *out) {
+    int d = p->ndim - 1;
+    if (p->ncomp != 1 || p->ndim < 1 || p->linear_stride[d] != 0 || p->index_stride[d] == 0 ||
+        p->shape[d] < SK_INNER_MIN_RUN || p->comp_linear_stride[0] != 1 || out->ndim < 1 ||
+        p->comp_size[0] != out->shape[out->ndim - 1])
+        return 0;
+    int64_t row = p->comp_size[0], rows = (int64_t)(SK_INNER_CHUNK_BYTES / p->elem_size) / row;
+    return row * (rows > 1 ? rows : 1);
+}
+
+int64_t sk_inner_fused_chunk(const sk_plan *p, const sk_exec *ex) {
+    bool reduces = p->reduce != SK_REDUCE_NONE;
+    bool half = reduces && SK_IS_HALF(p->dtype);
+    bool counted = reduces && (p->reduce == SK_REDUCE_MEAN || !p->include_self);
+    /* 16-bit types only for a sum with the index copy (sk_inner_sum) */
+    if (counted || sk_plan_numel(p) == 0 || sk_tensor_numel(ex->out) == 0 ||
+        (half && p->reduce != SK_REDUCE_SUM))
+        return 0;
+    return sk_inner_axis_chunk(p, ex->out);
+}
+
+bool sk_inner_index_varies(const sk_plan *p) {
+    for (int d = 0; d < p->ndim - 1; d++)
+        if (p->index_stride[d] != 0) return true;
+    return false;
+}
+
+/* Chunks [u0, u1) of job->chunk targets each. */
+static void sk_inner_chunk(void *arg, int tid, int64_t chunk, int64_t u0, int64_t u1) {
+    sk_inner_job *job = arg;
+    const sk_plan *p = job->p;
+    const sk_exec *ex = job->ex;
+    (void)chunk;
+    int64_t clo = u0 * job->chunk, chi = u1 * job->chunk;
+    if (chi > job->target_numel) chi = job->target_numel;
+    /* with the four-row buffers, sk_inner_sum copies the plan's rows itself;
+     * only targets past them (a smaller index) are copied here */
+    int64_t rows_end = p->shape[0] * p->linear_stride[0];
+    int64_t cfrom = job->inner_rows && clo < rows_end ? rows_end : clo;
+    char *at = (char *)ex->out->data + (size_t)cfrom * p->elem_size;
+    size_t bytes = (size_t)(chi - cfrom) * p->elem_size;
+    if (job->copy_src && cfrom < chi) {
+        memcpy(at, job->copy_src + (size_t)cfrom * p->elem_size, bytes);
+    } else if (job->touch && cfrom < chi) {
+        /* in place: the chunk's lines asked for in order first, so that its
+         * random updates find them in the caches instead of missing on each
+         * line */
+        for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch(at + b, 1);
+    }
+    if (job->inner_index) {
+        sk_inner_sum(job, tid, clo, chi);
+    } else if (p->ndim == 2 && p->linear_stride[0] > 0) {
+        /* only the plan rows that reach the chunk: a pass over the whole
+         * plan would skip every other row one at a time (a chunk is a few
+         * rows of out, so that is most of the work for a small row) */
+        int64_t ls = p->linear_stride[0], reach = p->comp_size[0] * p->comp_linear_stride[0];
+        int64_t r0 = clo >= reach ? (clo - reach) / ls + 1 : 0, r1 = (chi + ls - 1) / ls;
+        if (r1 > p->shape[0]) r1 = p->shape[0];
+        if (r0 >= r1) return;
+        sk_plan rows = sk_plan_slice(p, 0, r0, r1);
+        sk_span s = sk_span_all(clo - r0 * ls, chi - r0 * ls);
+        job->pass(&rows, ex, &s, NULL, NULL);
+    } else {
+        sk_span s = sk_span_all(clo, chi);
+        job->pass(p, ex, &s, NULL, NULL);
+    }
+}
+
+void sk_inner_run_chunks(sk_inner_job *job, int nt) {
+    int64_t units = (job->target_numel + job->chunk - 1) / job->chunk;
+    sk_parallel_chunks(nt, units, units, sk_inner_chunk, job);
+}
+
+/* The scratch of the shared-index path: the index copy (when the index is
+ * one contiguous int64 row of checked values: they fit), then for a sum on
+ * a 2-d plan either the four-row buffers (16 n bytes per thread, float32 or
+ * 16-bit, contiguous out rows) or, for 16-bit types, a float32 row per
+ * thread; all within SK_SCRATCH_BYTES_PER_INDEX per index element. */
+typedef struct {
+    int nt;
+    int64_t chunk;
+    bool inner, small; /* sk_inner_sum; with a uint16 index copy */
+    size_t index_bytes, rows_bytes, half_bytes;
+} sk_inner_layout;
+
+static bool sk_inner_layout_of(const sk_plan *p, const sk_exec *ex, sk_inner_layout *l) {
+    memset(l, 0, sizeof *l);
+    int64_t fused = sk_inner_fused_chunk(p, ex);
+    if (!fused || sk_inner_index_varies(p)) return false;
+    int d = p->ndim - 1;
+    int64_t n = p->comp_size[0], ilen = p->shape[d];
+    size_t budget = (size_t)SK_SCRATCH_BYTES_PER_INDEX * (size_t)ilen;
+    bool one_d = p->index_is64 && p->index_stride[d] == 1 && p->mode == SK_INDEX_MODE_ERROR &&
+                 n <= INT32_MAX;
+    l->nt = sk_scatter_threads(p, ex);
+    l->inner = one_d && p->ndim == 2 && p->reduce == SK_REDUCE_SUM && p->dense_stride[1] == 1 &&
+               p->dtype != SK_DTYPE_BOOL;
+    l->small = l->inner && n <= SK_INNER_INDEX16_MAX;
+    if (one_d) l->index_bytes = (size_t)ilen * (l->small ? sizeof(uint16_t) : sizeof(int32_t));
+    size_t four = (size_t)l->nt * 4u * sizeof(float) * (size_t)n, row = (size_t)l->nt * (size_t)n * sizeof(float);
+    bool four_fits = SK_HAVE_ROWS4 && l->inner && p->shape[0] >= 4 &&
+                     p->comp_target_stride[0] == 1 && p->linear_stride[0] == n &&
+                     l->index_bytes + four <= budget;
+    if (SK_IS_HALF(p->dtype) && p->reduce != SK_REDUCE_NONE) {
+        if (four_fits) l->rows_bytes = four;
+        else if (l->inner && l->index_bytes + row <= budget) l->half_bytes = row;
+        else return false; /* 16-bit sums need a float32 row: owner-computes */
+    } else if (p->dtype == SK_DTYPE_FLOAT32 && four_fits) {
+        l->rows_bytes = four;
+    }
+    /* with the four-row buffers the chunks are whole groups of four rows */
+    l->chunk = l->rows_bytes ? (fused / n + 3) / 4 * 4 * n : fused;
+    return true;
+}
+
+/* The index as uint16 (small) or int32, negatives wrapped. */
+static void sk_inner_copy_index(const sk_plan *p, void *to, bool small) {
+    const int64_t *ix = p->index;
+    int64_t n = p->comp_size[0], ilen = p->shape[p->ndim - 1];
+    for (int64_t j = 0; j < ilen; j++) {
+        int64_t v = ix[j] < 0 ? ix[j] + n : ix[j];
+        if (small) ((uint16_t *)to)[j] = (uint16_t)v;
+        else ((int32_t *)to)[j] = (int32_t)v;
+    }
+}
+
+static bool sk_inner_axis_applies(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
+                                  sk_path_need *need) {
+    sk_inner_layout l;
+    if (!sk_inner_layout_of(p, ex, &l)) return false;
+    need->scratch_bytes = sk_scratch_round(l.index_bytes) + sk_scratch_round(l.rows_bytes) +
+                          sk_scratch_round(l.half_bytes);
+    need->fuses_copy = sk_copy_source(copy_from, ex->out) != NULL;
+    return true;
+}
+
+static sk_status sk_inner_axis_run(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
+                                   void *scratch) {
+    sk_inner_layout l;
+    sk_inner_layout_of(p, ex, &l);
+    sk_inner_job job;
+    memset(&job, 0, sizeof job);
+    job.p = p;
+    job.ex = ex;
+    job.pass = sk_pass_kernels[p->dtype][p->reduce];
+    job.target_numel = sk_tensor_numel(ex->out);
+    job.chunk = l.chunk;
+    job.copy_src = sk_copy_source(copy_from, ex->out);
+    job.touch = !copy_from && sk_row_major(ex->out);
+    char *at = scratch;
+    sk_plan narrow; /* the generic walk reading the int32 copy of the index */
+    if (l.index_bytes) {
+        void *copy = sk_scratch_carve(&at, l.index_bytes);
+        sk_inner_copy_index(p, copy, l.small);
+        if (l.inner) {
+            job.inner_index = copy;
+            job.inner_index16 = l.small;
+        } else {
+            narrow = *p;
+            narrow.index = copy;
+            narrow.index_is64 = false;
+            job.p = &narrow;
+        }
+    }
+    if (l.rows_bytes) {
+        job.inner_rows = sk_scratch_carve(&at, l.rows_bytes);
+        job.inner_rows_stride = 4 * p->comp_size[0];
+    }
+    if (l.half_bytes) job.half_rows = sk_scratch_carve(&at, l.half_bytes);
+    sk_inner_run_chunks(&job, l.nt);
+    return SK_STATUS_OK;
+}
+
+const sk_path sk_path_inner_axis = {"cpu/scatter/inner_axis", false, sk_inner_axis_applies,
+                                    sk_inner_axis_run};
