@@ -64,7 +64,8 @@ enum { SK_MASK_BUF = 256 };
                     buf[kept] = x[j0 + j];                                                         \
                     kept += m[j0 + j] != 0;                                                        \
                 }                                                                                  \
-                memcpy(dst + k, buf, (size_t)kept * sizeof(T));                                    \
+                if (kept) /* an empty out may have no data: not even dst + 0 */                  \
+                    memcpy(dst + k, buf, (size_t)kept * sizeof(T));                                \
                 k += kept;                                                                         \
             }                                                                                      \
             return k;                                                                              \

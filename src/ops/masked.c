@@ -10,6 +10,9 @@ static sk_status sk_mask_shape(const char *op, const sk_tensor *x, const sk_tens
     sk_status st;
     if ((st = sk_check_tensor(op, "x", x))) return st;
     if ((st = sk_check_tensor(op, "mask", mask))) return st;
+    const sk_tensor *inputs[] = {mask};
+    static const char *const names[] = {"mask"};
+    if ((st = sk_check_same_device(op, "x", x, inputs, names, 1))) return st;
     if (mask->dtype != SK_DTYPE_BOOL)
         return sk_fail(SK_STATUS_INVALID_DTYPE, "%s: mask must be bool, got %s", op,
                        sk_dtype_name(mask->dtype));

@@ -10,13 +10,16 @@
 #include <stdio.h>
 #include <string.h>
 
-/* An address no test may read: a device pointer, as far as the host knows. */
-#define NOWHERE ((void *)(uintptr_t)0x1000)
+/* Addresses no test may read: device pointers, as far as the host knows;
+ * each tensor gets its own, so that they do not overlap. */
+static uintptr_t nowhere = 0x100000;
 
 static sk_tensor on(int32_t device_type, sk_dtype dt, int32_t ndim, const int64_t *shape,
                     void *host) {
     sk_tensor t;
-    sk_tensor_init(&t, device_type == SK_DEVICE_CPU ? host : NOWHERE, dt, ndim, shape, NULL);
+    nowhere += 0x10000;
+    sk_tensor_init(&t, device_type == SK_DEVICE_CPU ? host : (void *)nowhere, dt, ndim, shape,
+                   NULL);
     t.device_type = device_type;
     return t;
 }
@@ -37,7 +40,7 @@ static const char *const op_names[NOPS] = {"gather", "scatter", "index_select",
 
 static sk_status run_one(int op, int32_t xdev, int32_t idev) {
     static host_buffers h;
-    const int64_t s34[2] = {3, 4}, s3[1] = {3}, s4[1] = {4}, s1[1] = {1};
+    const int64_t s34[2] = {3, 4}, s3[1] = {3}, s4[1] = {4};
     sk_tensor x = on(xdev, SK_DTYPE_FLOAT32, 2, s34, h.x);
     sk_tensor out = on(xdev, SK_DTYPE_FLOAT32, 2, s34, h.out);
     sk_tensor src = on(xdev, SK_DTYPE_FLOAT32, 2, s34, h.src);
@@ -45,14 +48,14 @@ static sk_status run_one(int op, int32_t xdev, int32_t idev) {
     sk_tensor idx1 = on(idev, SK_DTYPE_INT64, 1, s3, h.index);
     sk_tensor mask = on(idev, SK_DTYPE_BOOL, 2, s34, h.mask);
     sk_tensor row = on(idev, SK_DTYPE_FLOAT32, 1, s4, h.src);
-    sk_tensor wi = on(idev, SK_DTYPE_INT64, 1, s1, h.index);
+    sk_tensor wi = on(idev, SK_DTYPE_INT64, 1, s3, h.index);
     sk_tensor cache = on(xdev, SK_DTYPE_FLOAT32, 2, s34, h.x);
     int64_t count = -1;
     const int32_t axes[1] = {0};
     const int64_t start[1] = {0}, stop[1] = {1}, step[1] = {1};
-    const int64_t s14[2] = {1, 4};
+    const int64_t s14[2] = {1, 4}, s31[2] = {3, 1};
     sk_tensor slice = on(idev, SK_DTYPE_FLOAT32, 2, s14, h.src);
-    sk_tensor upd = on(idev, SK_DTYPE_FLOAT32, 2, s14, h.src);
+    sk_tensor upd = on(idev, SK_DTYPE_FLOAT32, 2, s31, h.src);
     (void)row;
     switch (op) {
     case 0: return sk_gather(&x, &idx2, 0, SK_INDEX_MODE_ERROR, NULL, &out, NULL);
@@ -61,7 +64,7 @@ static sk_status run_one(int op, int32_t xdev, int32_t idev) {
     case 3: return sk_masked_select_count(&x, &mask, &count, NULL);
     case 4: return sk_masked_scatter(&x, &mask, &src, &out, NULL);
     case 5: return sk_slice_scatter(&x, &slice, 1, axes, start, stop, step, &out, NULL);
-    case 6: return sk_tensor_scatter(&cache, &upd, &wi, 0, SK_TENSOR_SCATTER_LINEAR, &out, NULL);
+    case 6: return sk_tensor_scatter(&cache, &upd, &wi, 1, SK_TENSOR_SCATTER_LINEAR, &out, NULL);
     case 7: return sk_copy(&src, &out, NULL);
     case 8: return sk_gather_backward(&x, &idx2, 0, SK_INDEX_MODE_ERROR, &out, NULL);
     }
