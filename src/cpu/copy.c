@@ -17,8 +17,8 @@ void sk_copy_unchecked(const sk_tensor *src, sk_tensor *out, int nthreads) {
     ex.nthreads = nthreads;
     ex.stream = sk_tensor_numel(out) * (int64_t)sk_dtype_size(out->dtype) >= SK_STREAM_MIN_BYTES;
     /* a copy inside another operator: sk_last_kernel() keeps naming that
-     * operator's path */
+     * operator's path (sk_copy itself names the gather path it ran) */
     const char *noted = sk_last_kernel();
     sk_run_gather(&p, &ex);
-    sk_note_kernel(noted);
+    if (noted[0]) sk_note_kernel(noted);
 }

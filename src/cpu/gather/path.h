@@ -20,5 +20,7 @@ typedef struct sk_gather_path {
 
 extern const sk_gather_path sk_gather_path_transpose, sk_gather_path_rows, sk_gather_path_tiles,
     sk_gather_path_last_axis, sk_gather_path_generic;
+/* Ordered, NULL-terminated; generic, last, always applies. */
+extern const sk_gather_path *const sk_cpu_gather_paths[];
 
 #endif /* SK_CPU_GATHER_PATH_H */

@@ -1,0 +1,159 @@
+/*
+ * test_paths.c - every path of the CPU path tables (src/cpu/scatter/paths.c,
+ * src/cpu/gather/paths.c) on a corpus of problems. Each path is forced in
+ * turn (sk_force_kernel); where it applies (sk_last_kernel() names it), its
+ * result must equal the reference bit for bit. The values are small
+ * integers, so that every association of a float sum is exact and every
+ * path must give the same bits. The test fails if some path of a table
+ * never applied: a moved threshold cannot silently drop a path from the
+ * tests.
+ */
+#include "harness.h"
+#include "ref.h"
+#include "cpu/gather/path.h"
+#include "cpu/scatter/path.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { SCATTER, INDEX_SCATTER, GATHER, INDEX_SELECT, COPY } op_kind;
+
+typedef struct {
+    const char *what;
+    op_kind kind;
+    int64_t x[2], idx[2], src[2]; /* idx[1] == 0: a 1-d index (index ops) */
+    int32_t axis;
+    bool expand;     /* scatter: a 1-d index expanded along the columns (stride 0) */
+    bool transposed; /* x is laid out column-major */
+} path_case;
+
+static const path_case corpus[] = {
+    {"rows through an expanded index", SCATTER, {1000, 32}, {16384, 32}, {16384, 32}, 0, true, 0},
+    {"index_add along the last axis", INDEX_SCATTER, {8, 1024}, {4096, 0}, {8, 4096}, 1, 0, 0},
+    {"elements along the last axis", SCATTER, {64, 1024}, {64, 2048}, {64, 2048}, 1, 0, 0},
+    {"elements along axis 0", SCATTER, {1024, 4096}, {256, 4096}, {256, 4096}, 0, 0, 0},
+    {"a few long rows", INDEX_SCATTER, {64, 4096}, {512, 0}, {512, 4096}, 0, 0, 0},
+    {"a small scatter", SCATTER, {7, 5}, {9, 5}, {9, 5}, 0, 0, 0},
+    {"gather along the last axis", GATHER, {256, 1024}, {256, 1024}, {0, 0}, 1, 0, 0},
+    {"gather along axis 0", GATHER, {1024, 4096}, {256, 4096}, {0, 0}, 0, 0, 0},
+    {"row lookup", INDEX_SELECT, {1000, 32}, {4096, 0}, {0, 0}, 0, 0, 0},
+    {"gather from a transposed x", GATHER, {1024, 512}, {1024, 512}, {0, 0}, 1, false, true},
+    {"a copy of a transposed x", COPY, {1024, 512}, {0, 0}, {0, 0}, 0, false, true},
+    {"a small gather", GATHER, {7, 5}, {3, 5}, {0, 0}, 0, 0, 0},
+};
+
+static const sk_reduce reduces[] = {SK_REDUCE_NONE, SK_REDUCE_SUM, SK_REDUCE_AMAX};
+
+static void fill_index(skt_buf *b, const path_case *c, skt_rng *r) {
+    int64_t *v = (int64_t *)b->t.data, n = skt_numel(b->t.ndim, b->t.shape);
+    for (int64_t i = 0; i < n; i++) v[i] = skt_range(r, 0, c->x[c->axis] - 1);
+}
+
+/* One call of the case, by the library (ref false) or the reference. */
+static sk_status call(const path_case *c, bool ref, sk_reduce red, const skt_buf *x,
+                      const skt_buf *idx, const skt_buf *src, skt_buf *out) {
+    sk_options o = {.num_threads = 2};
+    switch (c->kind) {
+    case SCATTER:
+        return (ref ? skref_scatter : sk_scatter)(&x->t, &idx->t, &src->t, c->axis, red, true,
+                                                  SK_INDEX_MODE_ERROR, &out->t, &o);
+    case INDEX_SCATTER:
+        return (ref ? skref_index_scatter : sk_index_scatter)(
+            &x->t, &idx->t, &src->t, c->axis, red, true, SK_INDEX_MODE_ERROR, &out->t, &o);
+    case GATHER:
+        return (ref ? skref_gather : sk_gather)(&x->t, &idx->t, c->axis, SK_INDEX_MODE_ERROR,
+                                                NULL, &out->t, &o);
+    case COPY:
+        if (!ref) return sk_copy(&x->t, &out->t, &o);
+        for (int64_t i = 0; i < c->x[0]; i++)
+            for (int64_t j = 0; j < c->x[1]; j++) {
+                int64_t at[2] = {i, j};
+                skt_set(out, at, skt_get(x, at));
+            }
+        return SK_STATUS_OK;
+    default:
+        return (ref ? skref_index_select : sk_index_select)(&x->t, &idx->t, c->axis,
+                                                            SK_INDEX_MODE_ERROR, NULL, &out->t, &o);
+    }
+}
+
+static void out_shape(const path_case *c, int64_t *shape, int32_t *ndim) {
+    *ndim = 2;
+    if (c->kind == SCATTER || c->kind == INDEX_SCATTER) {
+        memcpy(shape, c->x, sizeof c->x);
+    } else if (c->kind == COPY) {
+        memcpy(shape, c->x, sizeof c->x);
+    } else if (c->kind == GATHER) {
+        memcpy(shape, c->idx, sizeof c->idx);
+    } else {
+        shape[0] = c->idx[0];
+        shape[1] = c->x[1];
+    }
+}
+
+/* Forces each path of `names` on the case; marks those that applied. */
+static void run_case(const path_case *c, const char *const *names, int npaths, bool *applied,
+                     skt_rng *r) {
+    bool scatter = c->kind == SCATTER || c->kind == INDEX_SCATTER;
+    int64_t oshape[2];
+    int32_t ond;
+    out_shape(c, oshape, &ond);
+    skt_buf x, idx, src = {0}, want, got;
+    skt_make(&x, SK_DTYPE_FLOAT32, 2, c->x, c->transposed ? SKT_TRANSPOSED : SKT_CONTIG, 0, r);
+    skt_make(&idx, SK_DTYPE_INT64, c->idx[1] && !c->expand ? 2 : 1, c->idx, SKT_CONTIG, 0, r);
+    if (scatter) skt_make(&src, SK_DTYPE_FLOAT32, 2, c->src, SKT_CONTIG, 0, r);
+    skt_make(&want, SK_DTYPE_FLOAT32, ond, oshape, SKT_CONTIG, 0, r);
+    skt_make(&got, SK_DTYPE_FLOAT32, ond, oshape, SKT_CONTIG, 0, r);
+    skt_fill(&x, r, SKT_VAL_SMALL);
+    if (scatter) skt_fill(&src, r, SKT_VAL_SMALL);
+    fill_index(&idx, c, r);
+    if (c->expand) { /* i[:, None].expand(R, C) */
+        idx.t.ndim = 2;
+        idx.t.shape[1] = c->idx[1];
+        idx.t.strides[1] = 0;
+    }
+    for (size_t k = 0; k < (scatter ? sizeof reduces / sizeof reduces[0] : 1); k++) {
+        SKT_CHECK(call(c, true, reduces[k], &x, &idx, &src, &want) == SK_STATUS_OK,
+                  "%s: the reference failed", c->what);
+        for (int i = 0; i < npaths; i++) {
+            memset(got.base, 0x5a, got.nbytes);
+            sk_force_kernel(names[i]);
+            sk_status st = call(c, false, reduces[k], &x, &idx, &src, &got);
+            sk_force_kernel(NULL);
+            if (strcmp(sk_last_kernel(), names[i]) != 0) continue;
+            applied[i] = true;
+            SKT_CHECK(st == SK_STATUS_OK && memcmp(got.base, want.base, got.nbytes) == 0,
+                      "%s, reduce %d, path %s: status %d, result differs from the reference",
+                      c->what, (int)reduces[k], names[i], (int)st);
+        }
+    }
+    skt_free(&x);
+    skt_free(&idx);
+    if (scatter) skt_free(&src);
+    skt_free(&want);
+    skt_free(&got);
+}
+
+int main(void) {
+    const char *scatter_names[16], *gather_names[16];
+    bool scatter_applied[16] = {false}, gather_applied[16] = {false};
+    int ns = 0, ng = 0;
+    for (const sk_path *const *at = sk_cpu_scatter_paths; *at; at++)
+        scatter_names[ns++] = (*at)->name;
+    for (const sk_gather_path *const *at = sk_cpu_gather_paths; *at; at++)
+        gather_names[ng++] = (*at)->name;
+    skt_rng r;
+    skt_seed(&r, 20261127);
+    for (size_t c = 0; c < sizeof corpus / sizeof corpus[0]; c++) {
+        bool scatter = corpus[c].kind == SCATTER || corpus[c].kind == INDEX_SCATTER;
+        run_case(&corpus[c], scatter ? scatter_names : gather_names, scatter ? ns : ng,
+                 scatter ? scatter_applied : gather_applied, &r);
+    }
+    for (int i = 0; i < ns; i++)
+        SKT_CHECK(scatter_applied[i], "path %s never applied to the corpus", scatter_names[i]);
+    for (int i = 0; i < ng; i++)
+        SKT_CHECK(gather_applied[i], "path %s never applied to the corpus", gather_names[i]);
+    printf("paths: %ld checks, %ld failures\n", skt_checks, skt_failures);
+    return skt_failures ? 1 : 0;
+}
