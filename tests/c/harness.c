@@ -321,19 +321,34 @@ unsigned char *skt_snapshot(const skt_buf *b) {
     return s;
 }
 
-void skt_run_case(const char *desc, skt_op_fn fn, void *ctx, const skt_buf *x,
-                  const skt_buf *out0, bool inplace, double tol, const skt_buf *const *inputs,
-                  int ninputs) {
-    skt_buf want, got, first;
-    unsigned char *snaps[8];
-    /* SKT_VERBOSE=1 names each case before it runs, so that a crash or a
-     * sanitizer abort inside the library can be tied to its case */
+/* SKT_VERBOSE=1 names each case before it runs, so that a crash or a
+ * sanitizer abort inside the library can be tied to its case. */
+static void skt_name_case(const char *desc) {
     static int verbose = -1;
     if (verbose < 0) verbose = getenv("SKT_VERBOSE") != NULL;
     if (verbose) {
         printf("case: %s\n", desc);
         fflush(stdout);
     }
+}
+
+/* Inputs are exactly as they were before the calls (and the snapshots go). */
+static void skt_check_inputs(const char *desc, const skt_buf *const *inputs,
+                             unsigned char **snaps, int ninputs) {
+    for (int i = 0; i < ninputs; i++) {
+        skt_checks++;
+        if (memcmp(inputs[i]->base, snaps[i], inputs[i]->nbytes) != 0)
+            skt_fail("%s: the library modified input #%d", desc, i);
+        free(snaps[i]);
+    }
+}
+
+void skt_run_case(const char *desc, skt_op_fn fn, void *ctx, const skt_buf *x,
+                  const skt_buf *out0, bool inplace, double tol, const skt_buf *const *inputs,
+                  int ninputs) {
+    skt_buf want, got, first;
+    unsigned char *snaps[8];
+    skt_name_case(desc);
     for (int i = 0; i < ninputs; i++) snaps[i] = skt_snapshot(inputs[i]);
 
     skt_clone(&want, out0);
@@ -385,12 +400,7 @@ void skt_run_case(const char *desc, skt_op_fn fn, void *ctx, const skt_buf *x,
     }
     if (first.base) skt_free(&first);
     skt_free(&want);
-    for (int i = 0; i < ninputs; i++) {
-        skt_checks++;
-        if (memcmp(inputs[i]->base, snaps[i], inputs[i]->nbytes) != 0)
-            skt_fail("%s: the library modified input #%d", desc, i);
-        free(snaps[i]);
-    }
+    skt_check_inputs(desc, inputs, snaps, ninputs);
 }
 
 void skt_expect_fail(const char *what, sk_status got, sk_status want, const skt_buf *out,
