@@ -74,7 +74,6 @@ static sk_status sk_index_scatter_impl(const char *op, const sk_tensor *x, const
     sk_index_scatter_plan(&p, op, x, index, updates, ax, bwd ? x : out);
     p.reduce = reduce;
     p.include_self = include_self;
-    p.out = out;
     if (bwd && bwd->grad_src) sk_index_scatter_plan(&g, op, x, index, bwd->grad_src, ax, x);
     return sk_dispatch_scatter(&p, &g, &chk, x, out, bwd, opts);
 }

@@ -107,7 +107,6 @@ static sk_status sk_scatter_impl(const char *op, const sk_tensor *x, const sk_te
     sk_scatter_plan(&p, op, x, index, src, wrapped, naxes, has_comp_dim, bwd ? x : out);
     p.reduce = reduce;
     p.include_self = include_self;
-    p.out = out;
     if (bwd && bwd->grad_src)
         sk_scatter_plan(&g, op, x, index, bwd->grad_src, wrapped, naxes, has_comp_dim, x);
     return sk_dispatch_scatter(&p, &g, &chk, x, out, bwd, opts);

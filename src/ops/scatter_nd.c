@@ -68,7 +68,6 @@ static sk_status sk_scatter_nd_impl(const char *op, const sk_tensor *x, const sk
     sk_scatter_nd_plan(&p, op, x, index, updates, bwd ? x : out);
     p.reduce = reduce;
     p.include_self = true;
-    p.out = out;
     if (bwd && bwd->grad_src) sk_scatter_nd_plan(&g, op, x, index, bwd->grad_src, x);
     return sk_dispatch_scatter(&p, &g, &chk, x, out, bwd, opts);
 }

@@ -6,7 +6,6 @@ void sk_plan_init(sk_plan *p, const char *op, sk_dtype dtype) {
     p->op = op;
     p->dtype = dtype;
     p->elem_size = sk_dtype_size(dtype);
-    p->col_hi = INT64_MAX;
 }
 
 void sk_plan_add_dim(sk_plan *p, int64_t size, int64_t dense_stride, int64_t target_stride,

@@ -31,15 +31,9 @@ typedef struct sk_plan {
     size_t elem_size;
     sk_index_mode mode;
     const void *fill;                           /* gather FILL: one element; NULL = zeros */
-    int *invalid;  /* ERROR mode checked in the kernel: set when a value is out of range */
     /* scatter only */
     sk_reduce reduce;
     bool include_self;
-    const sk_tensor *out;                       /* its shape/strides map linear index -> offset */
-    int64_t col_lo, col_hi;  /* scatter rows: the inner-dimension block this thread owns */
-    int64_t index_numel;     /* scatter: elements of the caller's index (sets the scratch budget) */
-    bool stream;             /* gather: out is far larger than the caches: stream its stores */
-    bool past_l2;            /* gather: out is past what a core keeps (SK_PAST_L2_BYTES) */
 } sk_plan;
 
 /* Starts a plan: zero strides, no components. */

@@ -19,7 +19,6 @@ sk_status sk_run_gather_backward(sk_plan *p, const sk_plan *lin, sk_tensor *grad
     p->fill = NULL;
     p->reduce = SK_REDUCE_SUM;
     p->include_self = true;
-    p->out = grad_x; /* the plan's copy, for the scatter paths that still read it */
     sk_exec run = *ex;
     run.out = grad_x;
     run.invalid = NULL;
@@ -51,7 +50,6 @@ sk_status sk_sum_to(const sk_tensor *big, sk_tensor *dst, int nthreads) {
     p.target = dst->data;
     p.reduce = SK_REDUCE_SUM;
     p.include_self = true;
-    p.out = dst; /* the plan's copy, for the scatter paths that still read it */
     sk_exec ex = {.nthreads = nthreads, .out = dst};
     sk_tensor zero = sk_zero_scalar(dst->dtype);
     return sk_run_scatter(&p, &ex, &zero, NULL);

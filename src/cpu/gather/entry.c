@@ -91,7 +91,6 @@ sk_status sk_cpu_gather(sk_plan *p, const sk_plan *lin, const sk_index_check *ch
     if (lin) {
         sk_status st = sk_check_values(chk, ex.nthreads);
         if (st) return st;
-        p->index_numel = ex.index_numel; /* the backward's scratch budget */
         return sk_run_gather_backward(p, lin, grad_x, &ex);
     }
     sk_gather_packs packs = {0};

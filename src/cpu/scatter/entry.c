@@ -15,7 +15,6 @@ sk_status sk_cpu_scatter(sk_plan *p, const sk_plan *grad_src_plan, const sk_inde
     }
     sk_status st = sk_check_values(chk, nthreads);
     if (st) return st;
-    p->index_numel = sk_tensor_numel(chk->index); /* the backward engine's scratch budget */
     if (bwd->grad_src) /* grad_src's strides become the plan's aux strides */
         memcpy(p->aux_stride, grad_src_plan->dense_stride, sizeof p->aux_stride);
     return sk_run_scatter_backward(p, x, out, bwd->grad_out, bwd->grad_x, bwd->grad_src, nthreads);
