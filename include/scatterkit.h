@@ -333,8 +333,8 @@ SK_API sk_status sk_tensor_scatter(const sk_tensor *cache, const sk_tensor *upda
 /* may be NULL to skip it, except grad_x of the gather-type and             */
 /* masked_select backward: their only output, it also gives x's shape and   */
 /* dtype (grad_out must match its dtype), so it is required.                */
-/* 16-bit types compute in float32 (or wider) and round once. Rules (SPEC  */
-/* section 7):                                                              */
+/* 16-bit types compute in float32 (or wider) and round once. Rules        */
+/* (docs/CONTRACT.md, Backward):                                            */
 /* - gather-type: grad_x is the scatter-sum of grad_out (positions written  */
 /*   with the fill value, and clipped positions' originals, get nothing     */
 /*   beyond what the resolved index says).                                  */

@@ -1,4 +1,4 @@
-"""The backward functions (SPEC section 7): the gradients of every operator's
+"""The backward functions (docs/CONTRACT.md, Backward): the gradients of every operator's
 inputs, computed by the C library. The package re-exports them."""
 
 import operator
@@ -12,7 +12,7 @@ from ._tensors import (Like, as_index, as_input, as_mask, as_output, dtype_name,
                        plain_scalar, shape_of)
 
 # ---------------------------------------------------------------------------
-# Backward (SPEC section 7)
+# Backward (docs/CONTRACT.md, Backward)
 #
 # <op>_backward(grad_out, <the forward's arguments>, ..., result=None,
 #               grad_<input>=None, ...) -> the gradients of the inputs.
@@ -199,7 +199,7 @@ def scatter_backward(grad_out, x, index, src, axis, *, reduce=None, include_self
 
     result: the forward's result; needed by amax/amin and recomputed when
     None. x and src are read for prod/amax/amin only (their shapes always).
-    Rules (SPEC section 7): assign gives grad_out to the winning (last)
+    Rules (docs/CONTRACT.md, Backward): assign gives grad_out to the winning (last)
     update only and nothing to the overwritten x element; sum passes it
     through; mean divides by the count (+1 with include_self); prod
     multiplies by the product of the other contributors, exact with zeros;

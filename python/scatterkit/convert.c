@@ -14,7 +14,7 @@ int sk_py_convert_init(void) {
     sk_py_argument_type_error =
         bases ? PyErr_NewExceptionWithDoc("scatterkit.ArgumentTypeError",
                                           "An argument of the wrong Python type: both a TypeError "
-                                          "and a ValueError (SPEC section 4).",
+                                          "and a ValueError (docs/CONTRACT.md, Errors).",
                                           bases, NULL)
               : NULL;
     Py_XDECREF(bases);

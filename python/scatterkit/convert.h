@@ -25,7 +25,7 @@ typedef struct sk_arg {
 } sk_arg;
 
 /* scatterkit.ArgumentTypeError: an argument of the wrong Python type (an
- * axis given as a float, a tensor given as None). SPEC section 4 files
+ * axis given as a float, a tensor given as None). docs/CONTRACT.md (Errors) files
  * argument errors under ValueError, Python under TypeError, so it is both.
  * Created by sk_py_convert_init. */
 extern PyObject *sk_py_argument_type_error;

@@ -7,7 +7,7 @@
 Every operator of scatterkit has a namesake here with the same arguments;
 each is a ``torch.autograd.Function`` whose forward is the scatterkit
 operator and whose backward calls the C backward functions (through
-``scatterkit.<op>_backward``): the gradient rules are SPEC section 7's, no
+``scatterkit.<op>_backward``): the gradient rules are docs/CONTRACT.md's backward rules, no
 gradient math is done with torch operations. Importing this module imports
 torch; ``import scatterkit`` alone never does.
 
@@ -288,7 +288,7 @@ class _ScatterNd(torch.autograd.Function):
 
 def scatter(x, index, src, axis, *, reduce=None, include_self=True, mode="error", out=None):
     """Differentiable scatterkit.scatter (see its docstring); out= is not
-    supported. Gradients (SPEC section 7): assign gives grad to the winning
+    supported. Gradients (docs/CONTRACT.md, Backward): assign gives grad to the winning
     (last) update only and none to the overwritten x element; sum passes it
     through; mean divides by the count (+1 with include_self); prod multiplies
     by the product of the other contributors, exact with zeros; amax/amin

@@ -30,7 +30,7 @@ sk_status sk_check_out_as(const char *op, const char *arg, const sk_tensor *out,
                           int32_t ndim, const int64_t *shape, const sk_tensor *alias,
                           const sk_tensor *const *inputs, const char *const *names, int ninputs);
 /* Checks that every non-NULL tensor of `inputs` is on t's device (type and
- * id): SPEC's one device per call (ValueError in Python). */
+ * id): one device per call (docs/CONTRACT.md) (ValueError in Python). */
 sk_status sk_check_same_device(const char *op, const char *arg, const sk_tensor *t,
                                const sk_tensor *const *inputs, const char *const *names,
                                int ninputs);

@@ -65,8 +65,8 @@ sk_status skref_tensor_scatter(const sk_tensor *cache, const sk_tensor *update,
                                sk_tensor_scatter_mode mode, sk_tensor *out,
                                const sk_options *opts);
 
-/* Backward (SPEC section 7; the rules in scatterkit.h). Sums and products
- * of several terms follow SPEC section 2's canonical order; float16 and
+/* Backward (docs/CONTRACT.md, Backward; the rules in scatterkit.h). Sums and products
+ * of several terms follow the canonical order (docs/CONTRACT.md); float16 and
  * bfloat16 compute in float32 and round once. */
 sk_status skref_gather_backward(const sk_tensor *grad_out, const sk_tensor *index, int32_t axis,
                                 sk_index_mode mode, sk_tensor *grad_x, const sk_options *opts);

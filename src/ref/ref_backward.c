@@ -1,5 +1,5 @@
 /*
- * ref_backward.c - the backward of every operator (SPEC section 7): the
+ * ref_backward.c - the backward of every operator (docs/CONTRACT.md, Backward): the
  * forward's own update list, turned into gradients by ref_grad.c.
  * Gradient outputs other than the gather-type grad_x may be NULL.
  */

@@ -1,10 +1,10 @@
 /*
- * ref_grad.c - the gradients behind every backward of the reference (SPEC
- * section 7), from an operator's update list:
+ * ref_grad.c - the gradients behind every backward of the reference (docs/CONTRACT.md,
+ * Backward), from an operator's update list:
  * - gather-type: grad_x is the scatter-sum of grad_out into zeros;
  * - scatter-type: each target splits grad_out among its contributors by
  *   the reduction's rule, and grad_src collects the updates' shares.
- * Sums and products follow the canonical order of SPEC section 2.
+ * Sums and products follow the canonical order (docs/CONTRACT.md).
  */
 #include "ref_grad.h"
 

@@ -7,7 +7,7 @@
 
 #include "ref_internal.h"
 
-/* SPEC section 2's canonical fold of v[0..n) into start, in dt's working
+/* The canonical fold (docs/CONTRACT.md) of v[0..n) into start, in dt's working
  * precision: chunk 0 (v[0..256)) one after another into start; each later
  * chunk of 256 one after another from the identity (1 for prod, -0.0 for
  * sum), then into the running value. */

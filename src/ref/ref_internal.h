@@ -28,7 +28,7 @@ int64_t ref_load_index(const sk_tensor *idx, const int64_t *coord);
 int32_t ref_wrap_axis(int32_t axis, int32_t ndim);
 
 enum { RES_OK, RES_DROP, RES_FILL, RES_ERROR };
-/* SPEC section 2: [-n, -1] wraps; outside [-n, n-1] the mode decides. */
+/* docs/CONTRACT.md, Indices: [-n, -1] wraps; outside [-n, n-1] the mode decides. */
 int ref_resolve(int64_t v, int64_t n, sk_index_mode mode, int64_t *out);
 /* Is the mask element that broadcasts onto position p of a tensor of ndim
  * dimensions True? Broadcasting aligns trailing dimensions. */
@@ -94,7 +94,7 @@ sk_status ref_list_tensor_scatter(const sk_tensor *cache, const sk_tensor *updat
                                   sk_tensor_scatter_mode mode, ref_updates *u);
 
 /* Floating values for the backward, as double: float64 computes in double,
- * the other floating dtypes in float (SPEC section 2: float16/bfloat16
+ * the other floating dtypes in float (docs/CONTRACT.md, Reductions: float16/bfloat16
  * compute in float32 and round once, on the final store). */
 double ref_load_f(sk_dtype dt, const char *p);
 void ref_store_f(sk_dtype dt, char *p, double v);

@@ -5,7 +5,7 @@
  * include_self, the index modes (negative and out-of-range values), and
  * stride layouts, at 1 and 3 threads. Exact where no float sum is formed;
  * gradients that sum several terms get a per-dtype tolerance (the library
- * does not follow SPEC section 2's canonical order on every path yet).
+ * does not follow the canonical order (docs/CONTRACT.md) on every path yet).
  *
  * Usage: test_backward <operator> | all. Each operator is its own ctest test.
  * This file: the runner, the builders and the gather-type operators;

@@ -74,7 +74,7 @@ static bool make(const void *cv, const skt_params *p, skt_bufs *b, skt_rng *r) {
     return true;
 }
 
-/* ---- errors: x float32 [10, 10], index int64 [4, 8] (the SPEC's example:
+/* ---- errors: x float32 [10, 10], index int64 [4, 8] (the contract's example:
  * index[3, 7] = 12 is out of range for axis 1 of size 10) ---- */
 
 static void fixture(skt_bufs *b, skt_rng *r) {

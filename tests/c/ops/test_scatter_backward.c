@@ -1,5 +1,5 @@
 /*
- * scatter_backward against the rules written out here (SPEC section 7):
+ * scatter_backward against the rules written out here (docs/CONTRACT.md, Backward):
  * sum, mean, amax, amin, float32/float64, with an index broadcast along the
  * rows (the passes over rows) and a full index (the walk), at 1 and 2
  * threads. Values from {0, 1, 2} and NaN: ties.
@@ -28,7 +28,7 @@ typedef struct {
     char gx[2][8 * BWD_T * BWD_C], gs[2][8 * BWD_N * BWD_C]; /* at 1 and 2 threads */
 } bwd_case;
 
-/* The rules (SPEC section 7) for case c: cnt = contributors (amax/amin: the
+/* The rules (docs/CONTRACT.md, Backward) for case c: cnt = contributors (amax/amin: the
  * ties with the result, x among them when include_self), share = each
  * one's part of g, rounded to the dtype. */
 /* The target of update element i, -1 when dropped (out of range). */
