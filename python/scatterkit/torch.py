@@ -106,63 +106,33 @@ def _no_out(out, op):
 # ---------------------------------------------------------------------------
 # Gather-type operators
 # ---------------------------------------------------------------------------
-class _Gather(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, index, axis, mode, fill_value):
-        out = _sk.gather(x, index, axis, mode=mode, fill_value=fill_value)
+def _gather_function(name, forward, backward, arg_name):
+    """The autograd Function of a gather-type operator whose arguments are
+    (x, index, arg, mode, fill_value), arg being its axis or batch_dims."""
+    def fwd(ctx, x, index, arg, mode, fill_value):
+        out = forward(x, index, **{arg_name: arg}, mode=mode, fill_value=fill_value)
         _save(ctx, index)
-        ctx.args = (tuple(x.shape), axis, mode)
+        ctx.args = (tuple(x.shape), arg, mode)
         return out
 
-    @staticmethod
     @once_differentiable
-    def backward(ctx, grad):
+    def bwd(ctx, grad):
         grad = grad.resolve_neg()  # DLPack drops the negative bit
         if not ctx.needs_input_grad[0]:
             return None, None, None, None, None
         (index,) = _load(ctx)
-        shape, axis, mode = ctx.args
-        return _sk.gather_backward(grad, shape, index, axis, mode=mode), None, None, None, None
-
-
-class _IndexSelect(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, index, axis, mode, fill_value):
-        out = _sk.index_select(x, index, axis, mode=mode, fill_value=fill_value)
-        _save(ctx, index)
-        ctx.args = (tuple(x.shape), axis, mode)
-        return out
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, grad):
-        grad = grad.resolve_neg()  # DLPack drops the negative bit
-        if not ctx.needs_input_grad[0]:
-            return None, None, None, None, None
-        (index,) = _load(ctx)
-        shape, axis, mode = ctx.args
-        gx = _sk.index_select_backward(grad, shape, index, axis, mode=mode)
+        shape, arg, mode = ctx.args
+        gx = backward(grad, shape, index, **{arg_name: arg}, mode=mode)
         return gx, None, None, None, None
 
+    return type(name, (torch.autograd.Function,),
+                {"forward": staticmethod(fwd), "backward": staticmethod(bwd)})
 
-class _GatherNd(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, index, batch_dims, mode, fill_value):
-        out = _sk.gather_nd(x, index, batch_dims=batch_dims, mode=mode, fill_value=fill_value)
-        _save(ctx, index)
-        ctx.args = (tuple(x.shape), batch_dims, mode)
-        return out
 
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, grad):
-        grad = grad.resolve_neg()  # DLPack drops the negative bit
-        if not ctx.needs_input_grad[0]:
-            return None, None, None, None, None
-        (index,) = _load(ctx)
-        shape, batch_dims, mode = ctx.args
-        gx = _sk.gather_nd_backward(grad, shape, index, batch_dims=batch_dims, mode=mode)
-        return gx, None, None, None, None
+_Gather = _gather_function("_Gather", _sk.gather, _sk.gather_backward, "axis")
+_IndexSelect = _gather_function("_IndexSelect", _sk.index_select, _sk.index_select_backward,
+                                "axis")
+_GatherNd = _gather_function("_GatherNd", _sk.gather_nd, _sk.gather_nd_backward, "batch_dims")
 
 
 class _MaskedSelect(torch.autograd.Function):
@@ -224,46 +194,32 @@ def _save_indexed(ctx, x, index, src, out, reduce, include_self):
     _save(ctx, xs, index, ss, out if reduce in _AMAX_AMIN else None)
 
 
-class _Scatter(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, index, src, axis, reduce, include_self, mode):
-        out = _sk.scatter(x, index, src, axis, reduce=reduce, include_self=include_self,
-                          mode=mode)
+def _axis_scatter_function(name, forward, backward, grad_name):
+    """The autograd Function of a scatter-type operator whose arguments are
+    (x, index, src, axis, reduce, include_self, mode): scatter, index_scatter."""
+    def fwd(ctx, x, index, src, axis, reduce, include_self, mode):
+        out = forward(x, index, src, axis, reduce=reduce, include_self=include_self, mode=mode)
         _save_indexed(ctx, x, index, src, out, reduce, include_self)
         ctx.args = (axis, reduce, include_self, mode)
         return out
 
-    @staticmethod
     @once_differentiable
-    def backward(ctx, grad):
+    def bwd(ctx, grad):
         grad = grad.resolve_neg()  # DLPack drops the negative bit
         x, index, src, out = _load(ctx)
         axis, reduce, include_self, mode = ctx.args
-        gx, gs = _sk.scatter_backward(grad, x, index, src, axis, reduce=reduce,
-                                      include_self=include_self, mode=mode, result=out,
-                                      grad_x=_want(ctx, 0), grad_src=_want(ctx, 2))
+        gx, gs = backward(grad, x, index, src, axis, reduce=reduce, include_self=include_self,
+                          mode=mode, result=out, grad_x=_want(ctx, 0),
+                          **{grad_name: _want(ctx, 2)})
         return gx, None, gs, None, None, None, None
 
+    return type(name, (torch.autograd.Function,),
+                {"forward": staticmethod(fwd), "backward": staticmethod(bwd)})
 
-class _IndexScatter(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x, index, updates, axis, reduce, include_self, mode):
-        out = _sk.index_scatter(x, index, updates, axis, reduce=reduce,
-                                include_self=include_self, mode=mode)
-        _save_indexed(ctx, x, index, updates, out, reduce, include_self)
-        ctx.args = (axis, reduce, include_self, mode)
-        return out
 
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, grad):
-        grad = grad.resolve_neg()  # DLPack drops the negative bit
-        x, index, updates, out = _load(ctx)
-        axis, reduce, include_self, mode = ctx.args
-        gx, gu = _sk.index_scatter_backward(grad, x, index, updates, axis, reduce=reduce,
-                                            include_self=include_self, mode=mode, result=out,
-                                            grad_x=_want(ctx, 0), grad_updates=_want(ctx, 2))
-        return gx, None, gu, None, None, None, None
+_Scatter = _axis_scatter_function("_Scatter", _sk.scatter, _sk.scatter_backward, "grad_src")
+_IndexScatter = _axis_scatter_function("_IndexScatter", _sk.index_scatter,
+                                       _sk.index_scatter_backward, "grad_updates")
 
 
 class _ScatterNd(torch.autograd.Function):
