@@ -1,26 +1,19 @@
-/* The owner-computes walk (pass.h) instantiated once per dtype and
- * reduction, counted or not, and the end of a span (finish); assign by
- * element width. */
+/* The tables of the owner-computes walk (pass.h): per dtype and reduction,
+ * counted or not, and the end of a span (finish), stamped by dtype group in
+ * pass_<group>.c; assign, by element width, here. */
 #include "cpu/scatter/pass.h"
 #include "cpu/scatter/stamp.h"
 
-#define SK_DEFINE_PASS(DT, N, RED, R)                                                              \
-    SK_HOT static void sk_pass_##N##_##R(const sk_plan *p, const sk_exec *ex, const sk_span *s,    \
-                                         float *acc, int64_t *cnt) {                               \
-        if (SK_USES_ACC(DT, RED)) sk_scatter_preload(ex, s->clo, s->chi, acc, DT);                 \
-        sk_scatter_pass(p, ex, s, acc, cnt, DT, RED, false);                                       \
-    }                                                                                              \
-    static void sk_pass_counted_##N##_##R(const sk_plan *p, const sk_exec *ex, const sk_span *s,   \
-                                          float *acc, int64_t *cnt) {                              \
-        if (SK_USES_ACC(DT, RED)) sk_scatter_preload(ex, s->clo, s->chi, acc, DT);                 \
-        sk_scatter_pass(p, ex, s, acc, cnt, DT, RED, true);                                        \
-    }                                                                                              \
-    static void sk_finish_##N##_##R(const sk_plan *p, const sk_exec *ex, int64_t clo, int64_t chi, \
-                                    const float *acc, const int64_t *cnt) {                        \
-        sk_scatter_finish(p, ex, clo, chi, acc, cnt, DT, RED);                                     \
-    }
-SK_STAMP_REDUCES(SK_DEFINE_PASS)
-#undef SK_DEFINE_PASS
+/* The owner-computes kernels stamped per dtype group (pass_<group>.c). */
+#define SK_DECLARE_PASS(DT, N, RED, R)                                                             \
+    SK_INTERNAL void sk_pass_##N##_##R(const sk_plan *p, const sk_exec *ex, const sk_span *s,      \
+                                       float *acc, int64_t *cnt);                                  \
+    SK_INTERNAL void sk_pass_counted_##N##_##R(const sk_plan *p, const sk_exec *ex,                \
+                                               const sk_span *s, float *acc, int64_t *cnt);        \
+    SK_INTERNAL void sk_finish_##N##_##R(const sk_plan *p, const sk_exec *ex, int64_t clo, int64_t chi,        \
+                                         const float *acc, const int64_t *cnt);
+SK_STAMP_REDUCES(SK_DECLARE_PASS)
+#undef SK_DECLARE_PASS
 
 #define SK_DEFINE_PASS_ASSIGN(DT, W)                                                               \
     SK_HOT static void sk_pass_assign##W(const sk_plan *p, const sk_exec *ex, const sk_span *s,    \

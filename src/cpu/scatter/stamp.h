@@ -17,12 +17,20 @@ enum { SK_REDUCE_COUNT = SK_REDUCE_AMIN + 1 };
 #define SK_STAMP_REDUCES_OF(X, DT, N)                                                              \
     X(DT, N, SK_REDUCE_SUM, sum) X(DT, N, SK_REDUCE_PROD, prod) X(DT, N, SK_REDUCE_MEAN, mean)     \
     X(DT, N, SK_REDUCE_AMAX, amax) X(DT, N, SK_REDUCE_AMIN, amin)
-#define SK_STAMP_REDUCES(X)                                                                        \
-    SK_STAMP_REDUCES_OF(X, SK_DTYPE_BOOL, boolean) SK_STAMP_REDUCES_OF(X, SK_DTYPE_UINT8, u8)         \
-    SK_STAMP_REDUCES_OF(X, SK_DTYPE_INT8, i8) SK_STAMP_REDUCES_OF(X, SK_DTYPE_INT16, i16)          \
-    SK_STAMP_REDUCES_OF(X, SK_DTYPE_INT32, i32) SK_STAMP_REDUCES_OF(X, SK_DTYPE_INT64, i64)        \
-    SK_STAMP_REDUCES_OF(X, SK_DTYPE_FLOAT16, f16) SK_STAMP_REDUCES_OF(X, SK_DTYPE_BFLOAT16, bf16)  \
+/* The dtypes in four groups: the heaviest kernel files stamp one group per
+ * translation unit (<kernels>_<group>.c), so that no file dominates a
+ * parallel build; the file with the tables declares them all. */
+#define SK_STAMP_SMALL_INTS(X)                                                                     \
+    SK_STAMP_REDUCES_OF(X, SK_DTYPE_BOOL, boolean) SK_STAMP_REDUCES_OF(X, SK_DTYPE_UINT8, u8)      \
+    SK_STAMP_REDUCES_OF(X, SK_DTYPE_INT8, i8) SK_STAMP_REDUCES_OF(X, SK_DTYPE_INT16, i16)
+#define SK_STAMP_WIDE_INTS(X)                                                                      \
+    SK_STAMP_REDUCES_OF(X, SK_DTYPE_INT32, i32) SK_STAMP_REDUCES_OF(X, SK_DTYPE_INT64, i64)
+#define SK_STAMP_HALVES(X)                                                                         \
+    SK_STAMP_REDUCES_OF(X, SK_DTYPE_FLOAT16, f16) SK_STAMP_REDUCES_OF(X, SK_DTYPE_BFLOAT16, bf16)
+#define SK_STAMP_FLOATS(X)                                                                         \
     SK_STAMP_REDUCES_OF(X, SK_DTYPE_FLOAT32, f32) SK_STAMP_REDUCES_OF(X, SK_DTYPE_FLOAT64, f64)
+#define SK_STAMP_REDUCES(X)                                                                        \
+    SK_STAMP_SMALL_INTS(X) SK_STAMP_WIDE_INTS(X) SK_STAMP_HALVES(X) SK_STAMP_FLOATS(X)
 /* X(dtype of that width, width in bytes) for assign. */
 #define SK_STAMP_WIDTHS(X)                                                                         \
     X(SK_DTYPE_UINT8, 1) X(SK_DTYPE_INT16, 2) X(SK_DTYPE_INT32, 4) X(SK_DTYPE_INT64, 8)
