@@ -102,6 +102,16 @@ def _like_grad(grad_out, op):
     return Like(grad_out, op, "grad_out")
 
 
+def _grad_x_buffer(grad_out, x, grad_x, op):
+    """The gather-type backward's result and the buffer it writes: grad_x
+    (checked) or a new tensor of x's shape (x may be given as its shape),
+    of grad_out's kind."""
+    like = _like_grad(grad_out, op)
+    xs = _shape_arg(x, op, "x")
+    _check_grad(like, grad_x, xs, "grad_x")
+    return _grad_buffer(like, grad_x, xs, "grad_x")
+
+
 def gather_backward(grad_out, x, index, axis, *, mode="error", fill_value=0, grad_x=None):
     """The gradient of gather(x, index, axis, mode=mode) with respect to x:
     grad_out scatter-summed into x's shape. x may be given as its shape.
@@ -112,10 +122,7 @@ def gather_backward(grad_out, x, index, axis, *, mode="error", fill_value=0, gra
     m = _choice(_GATHER_MODES, mode, op, "mode")
     if grad_x is False:
         return None
-    like = _like_grad(grad_out, op)
-    xs = _shape_arg(x, op, "x")
-    _check_grad(like, grad_x, xs, "grad_x")
-    res, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    res, gx = _grad_x_buffer(grad_out, x, grad_x, op)
     gc, ic = as_input(grad_out, op, "grad_out"), as_index(index, op)
     if _is_axes(axis):
         _C.gather_axes_backward(gc, ic, axis, m, gx)
@@ -132,10 +139,7 @@ def index_select_backward(grad_out, x, index, axis, *, mode="error", fill_value=
     m = _choice(_GATHER_MODES, mode, op, "mode")
     if grad_x is False:
         return None
-    like = _like_grad(grad_out, op)
-    xs = _shape_arg(x, op, "x")
-    _check_grad(like, grad_x, xs, "grad_x")
-    res, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    res, gx = _grad_x_buffer(grad_out, x, grad_x, op)
     _C.index_select_backward(as_input(grad_out, op, "grad_out"), as_index(index, op), axis, m, gx)
     _written_grads(grad_x)
     return res
@@ -150,10 +154,7 @@ def gather_nd_backward(grad_out, x, index, *, batch_dims=0, mode="error", fill_v
     m = _choice(_GATHER_MODES, mode, op, "mode")
     if grad_x is False:
         return None
-    like = _like_grad(grad_out, op)
-    xs = _shape_arg(x, op, "x")
-    _check_grad(like, grad_x, xs, "grad_x")
-    res, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    res, gx = _grad_x_buffer(grad_out, x, grad_x, op)
     _C.gather_nd_backward(as_input(grad_out, op, "grad_out"), as_index(index, op), batch_dims, m, gx)
     _written_grads(grad_x)
     return res
@@ -166,10 +167,7 @@ def masked_select_backward(grad_out, x, mask, *, grad_x=None):
     op = "masked_select_backward"
     if grad_x is False:
         return None
-    like = _like_grad(grad_out, op)
-    xs = _shape_arg(x, op, "x")
-    _check_grad(like, grad_x, xs, "grad_x")
-    res, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    res, gx = _grad_x_buffer(grad_out, x, grad_x, op)
     _C.masked_select_backward(as_input(grad_out, op, "grad_out"), as_mask(mask, op), gx)
     _written_grads(grad_x)
     return res
