@@ -45,6 +45,12 @@ sk_status sk_check_broadcast(const char *op, const char *arg, const sk_tensor *s
 /* Wraps a tuple of distinct axes. */
 sk_status sk_wrap_axes(const char *op, const int32_t *axes, int32_t naxes, int32_t ndim,
                        int32_t *wrapped);
+/* The axes of an element gather or scatter: wraps axes[0] (has_comp_dim
+ * false: one axis) or the tuple of naxes axes, then checks that index has
+ * x's dimensions, plus a last one of naxes components for a tuple. */
+sk_status sk_wrap_index_axes(const char *op, const sk_tensor *x, const sk_tensor *index,
+                             const int32_t *axes, int32_t naxes, bool has_comp_dim,
+                             int32_t *wrapped);
 /* grad_x: floating dtype, writable, not overlapping grad_out or index;
  * grad_out: grad_x's dtype and the forward result's shape (ndim, shape). */
 sk_status sk_check_backward_args(const char *op, const sk_tensor *grad_out, int32_t ndim,

@@ -256,3 +256,22 @@ sk_status sk_wrap_axes(const char *op, const int32_t *axes, int32_t naxes, int32
     }
     return SK_STATUS_OK;
 }
+
+sk_status sk_wrap_index_axes(const char *op, const sk_tensor *x, const sk_tensor *index,
+                             const int32_t *axes, int32_t naxes, bool has_comp_dim,
+                             int32_t *wrapped) {
+    sk_status st = has_comp_dim ? sk_wrap_axes(op, axes, naxes, x->ndim, wrapped)
+                                : sk_wrap_axis(op, "axis", axes[0], x->ndim, wrapped);
+    if (st) return st;
+    int32_t want = x->ndim + (has_comp_dim ? 1 : 0);
+    if (index->ndim != want)
+        return sk_fail(SK_STATUS_INVALID_SHAPE,
+                       "%s: index must have %d dimensions (x has %d%s), got %d", op, (int)want,
+                       (int)x->ndim, has_comp_dim ? ", plus one for the axes" : "",
+                       (int)index->ndim);
+    if (has_comp_dim && index->shape[x->ndim] != naxes)
+        return sk_fail(SK_STATUS_INVALID_SHAPE,
+                       "%s: the last dimension of index must be %d (one per axis), got %lld", op,
+                       (int)naxes, (long long)index->shape[x->ndim]);
+    return SK_STATUS_OK;
+}

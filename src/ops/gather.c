@@ -21,21 +21,7 @@ static sk_status sk_gather_shape_impl(const char *op, const sk_tensor *x, const 
     if ((st = sk_check_tensor(op, sk_x_arg(op), x))) return st;
     if ((st = sk_check_tensor(op, "index", index))) return st;
     if ((st = sk_check_index_dtype(op, "index", index))) return st;
-    if (!has_comp_dim) {
-        if ((st = sk_wrap_axis(op, "axis", axes[0], x->ndim, wrapped))) return st;
-    } else if ((st = sk_wrap_axes(op, axes, naxes, x->ndim, wrapped))) {
-        return st;
-    }
-    int32_t want = x->ndim + (has_comp_dim ? 1 : 0);
-    if (index->ndim != want)
-        return sk_fail(SK_STATUS_INVALID_SHAPE,
-                       "%s: index must have %d dimensions (x has %d%s), got %d", op, (int)want,
-                       (int)x->ndim, has_comp_dim ? ", plus one for the axes" : "",
-                       (int)index->ndim);
-    if (has_comp_dim && index->shape[x->ndim] != naxes)
-        return sk_fail(SK_STATUS_INVALID_SHAPE,
-                       "%s: the last dimension of index must be %d (one per axis), got %lld", op,
-                       (int)naxes, (long long)index->shape[x->ndim]);
+    if ((st = sk_wrap_index_axes(op, x, index, axes, naxes, has_comp_dim, wrapped))) return st;
     for (int32_t d = 0; d < x->ndim; d++) {
         bool indexed = false;
         for (int32_t k = 0; k < naxes; k++) indexed |= wrapped[k] == d;

@@ -38,21 +38,11 @@ static void sk_scatter_plan(sk_plan *p, const char *op, const sk_tensor *x,
     p->index_is64 = index->dtype == SK_DTYPE_INT64;
 }
 
-/* The shapes of index and src against x, with the axes already wrapped. */
+/* The sizes of index and src against x, with the axes wrapped and index's
+ * dimensions checked (sk_wrap_index_axes). */
 static sk_status sk_scatter_check_shapes(const char *op, const sk_tensor *x,
                                          const sk_tensor *index, const sk_tensor *src,
-                                         const int32_t *wrapped, int32_t naxes,
-                                         bool has_comp_dim) {
-    int32_t want = x->ndim + (has_comp_dim ? 1 : 0);
-    if (index->ndim != want)
-        return sk_fail(SK_STATUS_INVALID_SHAPE,
-                       "%s: index must have %d dimensions (x has %d%s), got %d", op, (int)want,
-                       (int)x->ndim, has_comp_dim ? ", plus one for the axes" : "",
-                       (int)index->ndim);
-    if (has_comp_dim && index->shape[x->ndim] != naxes)
-        return sk_fail(SK_STATUS_INVALID_SHAPE,
-                       "%s: the last dimension of index must be %d (one per axis), got %lld", op,
-                       (int)naxes, (long long)index->shape[x->ndim]);
+                                         const int32_t *wrapped, int32_t naxes) {
     if (src->ndim != x->ndim)
         return sk_fail(SK_STATUS_INVALID_SHAPE,
                        "%s: src must have %d dimensions like x, got %d (a scalar src is "
@@ -87,12 +77,8 @@ static sk_status sk_scatter_impl(const char *op, const sk_tensor *x, const sk_te
     if ((st = sk_check_index_dtype(op, "index", index))) return st;
     if ((st = sk_check_tensor(op, "src", src))) return st;
     if ((st = sk_check_same_dtype(op, "src", src, x->dtype))) return st;
-    if (!has_comp_dim) {
-        if ((st = sk_wrap_axis(op, "axis", axes[0], x->ndim, wrapped))) return st;
-    } else if ((st = sk_wrap_axes(op, axes, naxes, x->ndim, wrapped))) {
-        return st;
-    }
-    if ((st = sk_scatter_check_shapes(op, x, index, src, wrapped, naxes, has_comp_dim))) return st;
+    if ((st = sk_wrap_index_axes(op, x, index, axes, naxes, has_comp_dim, wrapped))) return st;
+    if ((st = sk_scatter_check_shapes(op, x, index, src, wrapped, naxes))) return st;
     if (!bwd) {
         const sk_tensor *inputs[] = {x, index, src};
         static const char *const names[] = {"x", "index", "src"};

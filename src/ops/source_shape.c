@@ -31,19 +31,7 @@ static sk_status sk_scatter_source(const sk_tensor *x, const sk_tensor *index, c
     int32_t wrapped[SK_MAX_DIMS];
     sk_status st;
     if ((st = sk_source_indexed(op, x, index, ndim, shape))) return st;
-    if (!has_comp_dim) st = sk_wrap_axis(op, "axis", axes[0], x->ndim, wrapped);
-    else st = sk_wrap_axes(op, axes, naxes, x->ndim, wrapped);
-    if (st) return st;
-    int32_t want = x->ndim + (has_comp_dim ? 1 : 0);
-    if (index->ndim != want)
-        return sk_fail(SK_STATUS_INVALID_SHAPE,
-                       "%s: index must have %d dimensions (x has %d%s), got %d", op, (int)want,
-                       (int)x->ndim, has_comp_dim ? ", plus one for the axes" : "",
-                       (int)index->ndim);
-    if (has_comp_dim && index->shape[x->ndim] != naxes)
-        return sk_fail(SK_STATUS_INVALID_SHAPE,
-                       "%s: the last dimension of index must be %d (one per axis), got %lld", op,
-                       (int)naxes, (long long)index->shape[x->ndim]);
+    if ((st = sk_wrap_index_axes(op, x, index, axes, naxes, has_comp_dim, wrapped))) return st;
     *ndim = x->ndim;
     memcpy(shape, index->shape, sizeof(int64_t) * (size_t)x->ndim);
     return SK_STATUS_OK;
