@@ -26,7 +26,7 @@ ALLOWED = {
     "cuda": ("base/", "plan/", "backend.h", "cuda/", "cpu/arch/"),
     "ref": ("ref", "base/scalar.h", "base/base.h"),
 }
-PUBLIC = {"scatterkit.h", "scatterkit_ops.def"}
+PUBLIC = {"scatterkit.h", "scatterkit_ops.def", "scatterkit_dlpack.h"}
 INTRINSICS = re.compile(r"^(x86|imm|emm|xmm|pmm|tmm|smm|nmm|wmm|avx|ia32)intrin\.h$")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 

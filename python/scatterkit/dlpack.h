@@ -1,28 +1,13 @@
 /* The DLPack ABI as the binding uses it, fixed by the DLPack standard: the
- * DLTensor layout (the same in DLPack 0.x and 1.x; the library reads it
- * through sk_tensor_from_dlpack) and the managed-tensor wrappers around it
- * (DLManagedTensorVersioned is the 1.x form). */
+ * DLTensor layout (the library's public scatterkit_dlpack.h; the library
+ * reads it through sk_tensor_from_dlpack) and the managed-tensor wrappers
+ * around it (DLManagedTensorVersioned is the 1.x form). */
 #ifndef SCATTERKIT_PY_DLPACK_H
 #define SCATTERKIT_PY_DLPACK_H
 
 #include <stdint.h>
 
-struct DLTensor {
-    void *data;
-    struct {
-        int32_t device_type;
-        int32_t device_id;
-    } device;
-    int32_t ndim;
-    struct {
-        uint8_t code;
-        uint8_t bits;
-        uint16_t lanes;
-    } dtype;
-    int64_t *shape;
-    int64_t *strides;
-    uint64_t byte_offset;
-};
+#include "scatterkit_dlpack.h" /* the DLTensor layout */
 
 enum { DL_CODE_UINT = 1 };
 enum { DL_DEVICE_CPU = 1 };
