@@ -30,6 +30,7 @@ from common import SK_IMPORT_ERROR, set_threads, sk  # noqa: E402
 from measure import finish_row, measure  # noqa: E402
 from probe import copy_probe  # noqa: E402
 from report import fmt, machine_info, plot, print_summary, print_table, summarize  # noqa: E402
+from scaling import print_scaling  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 
 
@@ -37,7 +38,7 @@ def parse_args():
     """Returns (args, threads, only); sets common.REPS and the gather mode."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--threads", default=None,
-                    help="comma-separated thread counts (default: 1 and all cores)")
+                    help="comma-separated thread counts (default: 1, 2, 16 and all cores)")
     ap.add_argument("--quick", action="store_true", help="every workload ~8x smaller")
     ap.add_argument("--only", default=None, help="comma-separated workload ids, e.g. W1,W7")
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"),
@@ -55,7 +56,7 @@ def parse_args():
     if args.threads:
         threads = [ncpu if t.strip() == "all" else int(t) for t in args.threads.split(",")]
     else:
-        threads = [1] if ncpu == 1 else [1, ncpu]
+        threads = sorted({1, 2, 16, ncpu})  # BENCH.md, Thread scaling: 16 oversubscribes
     threads = list(dict.fromkeys(threads))
     only = None
     if args.only:
@@ -174,6 +175,9 @@ def main():
     for n in threads:
         print_table([r for r in all_rows if r["threads"] == n], n, copies[n])
     summary = summarize(all_rows, threads)
+    scaling = print_scaling(all_rows, threads)
+    if scaling:
+        summary["targets"].append(scaling)
     print_summary(summary, all_rows)
 
     info["wall_s"] = time.perf_counter() - t_start

@@ -68,19 +68,20 @@ enum { SK_OWNER_ROWS_AHEAD = 16 };
  * this many targets per update row (walking every target must cost less
  * than the updates). */
 enum { SK_WINNERS_MIN_ROWS = 1024, SK_WINNERS_MAX_TARGETS_PER_ROW = 4 };
-/* Blocked rows: the number of blocks of update rows (fixed by the problem,
- * never by the thread count), and the fewest update rows that repay the
- * partials and the merge. */
-enum { SK_ROW_BLOCKS = 2, SK_ROW_BLOCK_MIN_ROWS = 1 << 13 };
-/* Blocked rows, block 0 reducing into out itself: it takes NUM/DEN of the
- * rows, as its row updates miss the TLB on the caller's small pages where
- * block 1's go to huge-page scratch. */
-enum { SK_ROW_BLOCK0_NUM = 2, SK_ROW_BLOCK0_DEN = 5 };
-/* Blocked rows, src rows asked for this many rows ahead (a stream: near). */
-enum { SK_SRC_ROWS_AHEAD = 16 };
-/* Blocked rows of a strided src: packed a group at a time into a buffer
- * of this many bytes (kept in L1); a group holds at least 4 rows. */
-enum { SK_BLOCK_PACK_BYTES = 16384 };
+/* Segments take the row pattern from this many update rows (fewer repay
+ * neither the sort nor the threads). */
+enum { SK_SEG_MIN_ROWS = 1 << 13 };
+/* Segments: update rows sorted by target in chunks of SK_SEG_SORT_ROWS rows
+ * (at most SK_SEG_SORT_CHUNKS of them) into at most SK_SEG_BUCKETS buckets
+ * of keys, then each bucket by key. A key with more than SK_SEG_HOT_ROWS
+ * rows has its canonical chunks folded by several threads. Windows of keys
+ * hold at least SK_SEG_MIN_WINDOW keys, and values are folded SK_SEG_STRIP
+ * columns at a time. */
+enum { SK_SEG_SORT_ROWS = 1 << 14, SK_SEG_SORT_CHUNKS = 256, SK_SEG_BUCKETS = 2048 };
+enum { SK_SEG_HOT_ROWS = 4096, SK_SEG_MIN_WINDOW = 1 << 16, SK_SEG_STRIP = 256 };
+/* Segment rows of src asked for this many rows ahead (they come from random
+ * places). */
+enum { SK_SEG_AHEAD = 16 };
 /* Inner axis: runs of at least this many updates along the last axis, in
  * chunks of whole target rows of about SK_INNER_CHUNK_BYTES; the index copy
  * is uint16 where the axis has at most SK_INNER_INDEX16_MAX entries. */

@@ -9,6 +9,11 @@
 
 #define SK_PLAN_MAX_DIMS (2 * SK_MAX_DIMS + 2)
 
+/* The canonical order of float sum, mean and prod (docs/CONTRACT.md) cuts
+ * each target's contributors into chunks of this many: every backend folds
+ * by it, so that all give the same bits. */
+enum { SK_CANONICAL_CHUNK = 256 };
+
 typedef struct sk_plan {
     const char *op;
     int ndim;                                   /* iteration space */

@@ -152,6 +152,36 @@ static void ref_store(sk_dtype dt, sk_reduce reduce, bool include_self, int64_t 
     }
 }
 
+enum { REF_CHUNK = 256 };
+
+/* Folds the updates of the target at u->item[*j] (and after) into acc
+ * (holding x's element); returns their count. Float sum, mean and prod
+ * follow the canonical order (docs/CONTRACT.md): the first REF_CHUNK
+ * updates one after another into acc, each later chunk from its own first
+ * update and then into acc. */
+static int64_t ref_fold_target(sk_dtype dt, sk_reduce reduce, bool include_self,
+                               const sk_tensor *src, const ref_updates *u, int64_t *j,
+                               ref_value *acc) {
+    int kind = ref_kind(dt);
+    bool chunked = (kind == K_F16 || kind == K_BF16 || kind == K_F32 || kind == K_F64) &&
+                   (reduce == SK_REDUCE_SUM || reduce == SK_REDUCE_MEAN || reduce == SK_REDUCE_PROD);
+    int64_t t = u->item[*j].target, count = 0;
+    ref_value part;
+    memset(&part, 0, sizeof part);
+    for (; *j < u->n && u->item[*j].target == t; (*j)++, count++) {
+        ref_value v = ref_load(dt, ref_at_linear(src, u->item[*j].slot));
+        if (count == 0 && !include_self) *acc = v; /* identity (op) v == v */
+        else if (!chunked || count < REF_CHUNK) ref_combine(kind, reduce, acc, &v);
+        else if (count % REF_CHUNK != 0) ref_combine(kind, reduce, &part, &v);
+        else {
+            if (count >= 2 * REF_CHUNK) ref_combine(kind, reduce, acc, &part);
+            part = v; /* a later chunk starts from the identity: identity (op) v == v */
+        }
+    }
+    if (chunked && count > REF_CHUNK) ref_combine(kind, reduce, acc, &part);
+    return count;
+}
+
 /* out = x, then every listed update reduced into its target in list order. */
 static sk_status ref_apply_updates(const sk_tensor *x, const sk_tensor *src, sk_tensor *out,
                                    sk_reduce reduce, bool include_self, ref_updates *u) {
@@ -173,12 +203,7 @@ static sk_status ref_apply_updates(const sk_tensor *x, const sk_tensor *src, sk_
             continue;
         }
         ref_value acc = ref_load(dt, ref_at(x, c));
-        int64_t count = 0;
-        for (; j < u->n && u->item[j].target == t; j++, count++) {
-            ref_value v = ref_load(dt, ref_at_linear(src, u->item[j].slot));
-            if (count == 0 && !include_self) acc = v; /* identity (op) v == v */
-            else ref_combine(kind, reduce, &acc, &v);
-        }
+        int64_t count = ref_fold_target(dt, reduce, include_self, src, u, &j, &acc);
         ref_store(dt, reduce, include_self, count, &acc, ref_at(out, c));
     }
     return SK_STATUS_OK;

@@ -237,6 +237,8 @@ void skt_fill(skt_buf *b, skt_rng *r, skt_values kind) {
                 memcpy(p, &bits, es); /* any bit pattern is a valid integer */
         } else if (kind == SKT_VAL_UNIT) {
             skt_store(dt, p, unit[bits % 6]);
+        } else if (kind == SKT_VAL_REAL) {
+            skt_store(dt, p, (double)(bits >> 11) * 0x1p-52 - 1.0);
         } else if (kind == SKT_VAL_NAN && bits % 6 == 0) {
             skt_store(dt, p, bits & 64 ? NAN : -NAN);
         } else {

@@ -85,7 +85,9 @@ void *skt_at(const skt_buf *b, const int64_t *coord);
  * WIDE:  integers over the dtype's full range (wrap-around); floats as SMALL.
  * NAN:   as WIDE, and about one float in six is NaN.
  * UNIT:  floats in {-2, -1, -0.5, 0.5, 1, 2} (exact products); ints as WIDE. */
-typedef enum { SKT_VAL_SMALL, SKT_VAL_WIDE, SKT_VAL_NAN, SKT_VAL_UNIT } skt_values;
+/* SKT_VAL_REAL: floats with every mantissa bit in use, in [-1, 1) (any
+ * association of their sum rounds differently); integers as SKT_VAL_SMALL */
+typedef enum { SKT_VAL_SMALL, SKT_VAL_WIDE, SKT_VAL_NAN, SKT_VAL_UNIT, SKT_VAL_REAL } skt_values;
 void skt_fill(skt_buf *b, skt_rng *r, skt_values kind);
 /* Stores a value converted to b's dtype (ints, floats, bool != 0). */
 void skt_set(const skt_buf *b, const int64_t *coord, double v);

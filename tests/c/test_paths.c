@@ -2,9 +2,12 @@
  * test_paths.c - every path of the CPU path tables (src/cpu/scatter/paths.c,
  * src/cpu/gather/paths.c) on a corpus of problems. Each path is forced in
  * turn (sk_force_kernel); where it applies (sk_last_kernel() names it), its
- * result must equal the reference bit for bit. The values are small
- * integers, so that every association of a float sum is exact and every
- * path must give the same bits. The test fails if some path of a table
+ * result must equal the reference bit for bit. The values are random
+ * reals, so that only the canonical order of float sums, means and
+ * products (docs/CONTRACT.md) gives the reference's bits; some targets get
+ * more than 256 updates (several canonical chunks), some more than
+ * SK_SEG_HOT_ROWS (split among threads). The unforced call is also run at
+ * 1, 3, 7, 16 and 64 threads: the same bits. The test fails if some path of a table
  * never applied: a moved threshold cannot silently drop a path from the
  * tests.
  */
@@ -26,41 +29,53 @@ typedef struct {
     int32_t axis;
     bool expand;     /* scatter: a 1-d index expanded along the columns (stride 0) */
     bool transposed; /* x is laid out column-major */
+    bool hot;        /* three index values in four are 0 (a hot target) */
 } path_case;
 
 static const path_case corpus[] = {
-    {"rows through an expanded index", SCATTER, {1000, 32}, {16384, 32}, {16384, 32}, 0, true, 0},
-    {"index_add along the last axis", INDEX_SCATTER, {8, 1024}, {4096, 0}, {8, 4096}, 1, 0, 0},
-    {"elements along the last axis", SCATTER, {64, 1024}, {64, 2048}, {64, 2048}, 1, 0, 0},
-    {"elements along axis 0", SCATTER, {1024, 4096}, {256, 4096}, {256, 4096}, 0, 0, 0},
-    {"a few long rows", INDEX_SCATTER, {64, 4096}, {512, 0}, {512, 4096}, 0, 0, 0},
-    {"a small scatter", SCATTER, {7, 5}, {9, 5}, {9, 5}, 0, 0, 0},
-    {"gather along the last axis", GATHER, {256, 1024}, {256, 1024}, {0, 0}, 1, 0, 0},
-    {"gather along axis 0", GATHER, {1024, 4096}, {256, 4096}, {0, 0}, 0, 0, 0},
-    {"row lookup", INDEX_SELECT, {1000, 32}, {4096, 0}, {0, 0}, 0, 0, 0},
-    {"gather from a transposed x", GATHER, {1024, 512}, {1024, 512}, {0, 0}, 1, false, true},
-    {"a copy of a transposed x", COPY, {1024, 512}, {0, 0}, {0, 0}, 0, false, true},
-    {"a small gather", GATHER, {7, 5}, {3, 5}, {0, 0}, 0, 0, 0},
+    {"rows through an expanded index", SCATTER, {1000, 32}, {16384, 32}, {16384, 32}, 0, true, 0, false},
+    {"index_add along the last axis", INDEX_SCATTER, {8, 1024}, {4096, 0}, {8, 4096}, 1, 0, 0, false},
+    {"elements along the last axis", SCATTER, {64, 1024}, {64, 2048}, {64, 2048}, 1, 0, 0, false},
+    {"elements along axis 0", SCATTER, {1024, 4096}, {256, 4096}, {256, 4096}, 0, 0, 0, false},
+    {"a few long rows", INDEX_SCATTER, {64, 4096}, {512, 0}, {512, 4096}, 0, 0, 0, false},
+    {"a small scatter", SCATTER, {7, 5}, {9, 5}, {9, 5}, 0, 0, 0, false},
+    {"gather along the last axis", GATHER, {256, 1024}, {256, 1024}, {0, 0}, 1, 0, 0, false},
+    {"gather along axis 0", GATHER, {1024, 4096}, {256, 4096}, {0, 0}, 0, 0, 0, false},
+    {"row lookup", INDEX_SELECT, {1000, 32}, {4096, 0}, {0, 0}, 0, 0, 0, false},
+    {"gather from a transposed x", GATHER, {1024, 512}, {1024, 512}, {0, 0}, 1, false, true, false},
+    {"a copy of a transposed x", COPY, {1024, 512}, {0, 0}, {0, 0}, 0, false, true, false},
+    {"a small gather", GATHER, {7, 5}, {3, 5}, {0, 0}, 0, 0, 0, false},
+    {"rows into a hot target", INDEX_SCATTER, {50, 17}, {20000, 0}, {20000, 17}, 0, 0, 0, true},
+    {"index_add along the last axis, hot", INDEX_SCATTER, {4, 300}, {3000, 0}, {4, 3000}, 1, 0, 0, true},
+    {"deep elements along axis 0", SCATTER, {16, 64}, {2048, 64}, {2048, 64}, 0, 0, 0, false},
 };
 
-static const sk_reduce reduces[] = {SK_REDUCE_NONE, SK_REDUCE_SUM, SK_REDUCE_AMAX};
+static const sk_reduce reduces[] = {SK_REDUCE_NONE, SK_REDUCE_SUM, SK_REDUCE_MEAN,
+                                    SK_REDUCE_PROD, SK_REDUCE_AMAX};
 
 static void fill_index(skt_buf *b, const path_case *c, skt_rng *r) {
     int64_t *v = (int64_t *)b->t.data, n = skt_numel(b->t.ndim, b->t.shape);
-    for (int64_t i = 0; i < n; i++) v[i] = skt_range(r, 0, c->x[c->axis] - 1);
+    for (int64_t i = 0; i < n; i++)
+        v[i] = c->hot && skt_range(r, 0, 3) > 0 ? 0 : skt_range(r, 0, c->x[c->axis] - 1);
 }
 
 /* One call of the case, by the library (ref false) or the reference. */
-static sk_status call(const path_case *c, bool ref, sk_reduce red, const skt_buf *x,
+typedef struct {
+    sk_reduce red;
+    bool self;
+    int threads;
+} call_args;
+
+static sk_status call(const path_case *c, bool ref, call_args a, const skt_buf *x,
                       const skt_buf *idx, const skt_buf *src, skt_buf *out) {
-    sk_options o = {.num_threads = 2};
+    sk_options o = {.num_threads = a.threads};
     switch (c->kind) {
     case SCATTER:
-        return (ref ? skref_scatter : sk_scatter)(&x->t, &idx->t, &src->t, c->axis, red, true,
+        return (ref ? skref_scatter : sk_scatter)(&x->t, &idx->t, &src->t, c->axis, a.red, a.self,
                                                   SK_INDEX_MODE_ERROR, &out->t, &o);
     case INDEX_SCATTER:
         return (ref ? skref_index_scatter : sk_index_scatter)(
-            &x->t, &idx->t, &src->t, c->axis, red, true, SK_INDEX_MODE_ERROR, &out->t, &o);
+            &x->t, &idx->t, &src->t, c->axis, a.red, a.self, SK_INDEX_MODE_ERROR, &out->t, &o);
     case GATHER:
         return (ref ? skref_gather : sk_gather)(&x->t, &idx->t, c->axis, SK_INDEX_MODE_ERROR,
                                                 NULL, &out->t, &o);
@@ -92,7 +107,38 @@ static void out_shape(const path_case *c, int64_t *shape, int32_t *ndim) {
     }
 }
 
-/* Forces each path of `names` on the case; marks those that applied. */
+/* Forces each path of `names` on one call of the case; marks those that
+ * applied. Then the unforced call at other thread counts. */
+static void run_call(const path_case *c, call_args a, const char *const *names, int npaths,
+                     bool *applied, skt_buf *const bufs[5]) {
+    const skt_buf *x = bufs[0], *idx = bufs[1], *src = bufs[2];
+    skt_buf *want = bufs[3], *got = bufs[4];
+    a.threads = 2;
+    SKT_CHECK(call(c, true, a, x, idx, src, want) == SK_STATUS_OK, "%s: the reference failed",
+              c->what);
+    for (int i = 0; i < npaths; i++) {
+        memset(got->base, 0x5a, got->nbytes);
+        sk_force_kernel(names[i]);
+        sk_status st = call(c, false, a, x, idx, src, got);
+        sk_force_kernel(NULL);
+        if (strcmp(sk_last_kernel(), names[i]) != 0) continue;
+        applied[i] = true;
+        SKT_CHECK(st == SK_STATUS_OK && memcmp(got->base, want->base, got->nbytes) == 0,
+                  "%s, reduce %d, include_self %d, path %s: status %d, result differs from the "
+                  "reference", c->what, (int)a.red, (int)a.self, names[i], (int)st);
+    }
+    static const int threads[] = {1, 3, 7, 16, 64};
+    for (size_t t = 0; a.red == SK_REDUCE_SUM && t < sizeof threads / sizeof threads[0]; t++) {
+        a.threads = threads[t];
+        memset(got->base, 0x5a, got->nbytes);
+        sk_status st = call(c, false, a, x, idx, src, got);
+        SKT_CHECK(st == SK_STATUS_OK && memcmp(got->base, want->base, got->nbytes) == 0,
+                  "%s, reduce %d, include_self %d, %d threads (%s): result differs from the "
+                  "reference", c->what, (int)a.red, (int)a.self, a.threads, sk_last_kernel());
+    }
+}
+
+/* The case's buffers, then each reduction (scatters: with and without x). */
 static void run_case(const path_case *c, const char *const *names, int npaths, bool *applied,
                      skt_rng *r) {
     bool scatter = c->kind == SCATTER || c->kind == INDEX_SCATTER;
@@ -105,29 +151,20 @@ static void run_case(const path_case *c, const char *const *names, int npaths, b
     if (scatter) skt_make(&src, SK_DTYPE_FLOAT32, 2, c->src, SKT_CONTIG, 0, r);
     skt_make(&want, SK_DTYPE_FLOAT32, ond, oshape, SKT_CONTIG, 0, r);
     skt_make(&got, SK_DTYPE_FLOAT32, ond, oshape, SKT_CONTIG, 0, r);
-    skt_fill(&x, r, SKT_VAL_SMALL);
-    if (scatter) skt_fill(&src, r, SKT_VAL_SMALL);
+    skt_fill(&x, r, SKT_VAL_REAL);
+    if (scatter) skt_fill(&src, r, SKT_VAL_REAL);
     fill_index(&idx, c, r);
     if (c->expand) { /* i[:, None].expand(R, C) */
         idx.t.ndim = 2;
         idx.t.shape[1] = c->idx[1];
         idx.t.strides[1] = 0;
     }
-    for (size_t k = 0; k < (scatter ? sizeof reduces / sizeof reduces[0] : 1); k++) {
-        SKT_CHECK(call(c, true, reduces[k], &x, &idx, &src, &want) == SK_STATUS_OK,
-                  "%s: the reference failed", c->what);
-        for (int i = 0; i < npaths; i++) {
-            memset(got.base, 0x5a, got.nbytes);
-            sk_force_kernel(names[i]);
-            sk_status st = call(c, false, reduces[k], &x, &idx, &src, &got);
-            sk_force_kernel(NULL);
-            if (strcmp(sk_last_kernel(), names[i]) != 0) continue;
-            applied[i] = true;
-            SKT_CHECK(st == SK_STATUS_OK && memcmp(got.base, want.base, got.nbytes) == 0,
-                      "%s, reduce %d, path %s: status %d, result differs from the reference",
-                      c->what, (int)reduces[k], names[i], (int)st);
+    skt_buf *const bufs[5] = {&x, &idx, &src, &want, &got};
+    for (size_t k = 0; k < (scatter ? sizeof reduces / sizeof reduces[0] : 1); k++)
+        for (int self = 1; self >= (scatter && reduces[k] != SK_REDUCE_NONE ? 0 : 1); self--) {
+            call_args a = {reduces[k], self == 1, 2};
+            run_call(c, a, names, npaths, applied, bufs);
         }
-    }
     skt_free(&x);
     skt_free(&idx);
     if (scatter) skt_free(&src);

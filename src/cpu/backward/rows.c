@@ -7,12 +7,14 @@
  * converted on load and rounded once on store). The walk makes every thread
  * read all of src twice and reach each update's target at random in four
  * arrays; here:
- *   A. by targets (owner-computes): each thread reads the whole index and
- *      counts, for the targets it owns, the contributors (sum without self,
- *      mean; src is not read) or the ties with the result (amax/amin: only
- *      the rows of src it owns are read). Atomic increments with rows split
- *      between threads would each be a full barrier that waits for the
- *      misses in flight;
+ *   A. by targets: for the targets it owns, a thread counts the
+ *      contributors (sum without self, mean; src is not read) or the ties
+ *      with the result (amax/amin). At more than two threads the rows are
+ *      first sorted by target row (segments.h), so each thread reads only
+ *      its targets' rows; at one or two, each thread reads the whole index
+ *      (cheaper than the sort, and the work does not grow). Atomic
+ *      increments with rows split between threads would each be a full
+ *      barrier that waits for the misses in flight;
  *   B. by targets: grad_x, then each target's share of its gradient in
  *      place of g (g / ties, g / (count + self), rounded as the walk rounds
  *      them; g for sum);
@@ -22,6 +24,7 @@
  * operations as the walk: the same bits for any thread count. The target
  * rows of the row SK_ROWS_AHEAD rows on are prefetched into L2. */
 #include "cpu/backward/backward.h"
+#include "cpu/scatter/segments.h"
 
 #include <limits.h>
 
@@ -30,6 +33,7 @@ typedef struct {
     int64_t rows, len;
     int32_t *cnt;   /* per target (row-major like the working arrays): ties
                      * (amax/amin) or contributors; NULL: sum with self */
+    const sk_seg_job *seg; /* the rows sorted by target row, for A; or NULL */
     void *share;    /* the working grad_out, turned into shares in B */
     char *grad_src; /* NULL: not asked */
 } sk_bwd_rows_job;
@@ -116,6 +120,33 @@ SK_INLINE void sk_bwd_rows_count(const sk_bwd_rows_job *job, int tid, int nthrea
     }
 }
 
+/* A from sorted rows: the counts of the target rows [klo, khi). */
+SK_INLINE void sk_bwd_rows_count_keys(const sk_bwd_rows_job *job, int64_t klo, int64_t khi,
+                                      const sk_dtype DT) {
+    const sk_bwd_work *w = job->w;
+    const sk_plan *p = w->p;
+    const sk_seg_job *seg = job->seg;
+    const void *od = w->od, *xd = w->xd;
+    bool ties = sk_bwd_amx(p), x_ties = ties && p->include_self;
+    const int64_t len = job->len;
+    const size_t es = p->elem_size;
+    for (int64_t k = klo; k < khi; k++) {
+        int32_t *restrict c = job->cnt + k * len;
+        const int64_t t0 = k * len, b = sk_seg_begin(seg, k), e = seg->end[k];
+        for (int64_t j = 0; j < len; j++)
+            c[j] = x_ties ? sk_bwd_tie(sk_bwd_at(xd, t0 + j, DT), sk_bwd_at(od, t0 + j, DT)) : 0;
+        if (!ties) {
+            for (int64_t j = 0; j < len; j++) c[j] += (int32_t)(e - b);
+            continue;
+        }
+        for (int64_t i = b; i < e; i++) {
+            const char *src = p->dense + (ptrdiff_t)(seg->perm[i] * p->dense_stride[0]) * (ptrdiff_t)es;
+            for (int64_t j = 0; j < len; j++)
+                c[j] += sk_bwd_tie(sk_bwd_load(src, j, es, DT), sk_bwd_at(od, t0 + j, DT));
+        }
+    }
+}
+
 /* B: grad_x and the shares of the targets [lo, hi). */
 SK_INLINE void sk_bwd_rows_share(const sk_bwd_rows_job *job, int64_t lo, int64_t hi,
                                  const sk_dtype DT) {
@@ -189,6 +220,42 @@ static void sk_bwd_rows_count_task(void *arg, int tid, int nthreads) {
     }
 }
 
+static void sk_bwd_rows_count_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
+    const sk_bwd_rows_job *job = arg;
+    (void)tid, (void)chunk;
+    switch (job->w->p->dtype) {
+    case SK_DTYPE_FLOAT16: sk_bwd_rows_count_keys(job, lo, hi, SK_DTYPE_FLOAT16); break;
+    case SK_DTYPE_BFLOAT16: sk_bwd_rows_count_keys(job, lo, hi, SK_DTYPE_BFLOAT16); break;
+    case SK_DTYPE_FLOAT64: sk_bwd_rows_count_keys(job, lo, hi, SK_DTYPE_FLOAT64); break;
+    default: sk_bwd_rows_count_keys(job, lo, hi, SK_DTYPE_FLOAT32); break;
+    }
+}
+
+/* A: by sorted rows when that applies and its memory can be had, else
+ * each thread reading the whole index. */
+static void sk_bwd_rows_counts(sk_bwd_rows_job *job, int nt) {
+    const sk_plan *p = job->w->p;
+    const int64_t len = job->len, nkeys = job->w->n / len;
+    sk_plan rows = *p;
+    rows.ndim = 1;
+    bool keyed = nt > 2 && job->w->n % len == 0 && p->linear_stride[0] % len == 0 &&
+                 p->comp_linear_stride[0] % len == 0;
+    sk_seg_job seg;
+    if (keyed) {
+        rows.linear_stride[0] /= len;
+        rows.comp_linear_stride[0] /= len;
+        keyed = sk_seg_sort_all(&seg, &rows, nkeys, nt);
+    }
+    if (!keyed) {
+        sk_parallel_run(nt, sk_bwd_rows_count_task, job);
+        return;
+    }
+    job->seg = &seg;
+    sk_parallel_chunks(nt, nkeys, sk_chunks_for(nt, nkeys, len), sk_bwd_rows_count_chunk, job);
+    job->seg = NULL;
+    sk_seg_sort_free(&seg);
+}
+
 static void sk_bwd_rows_share_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
     const sk_bwd_rows_job *job = arg;
     (void)tid, (void)chunk;
@@ -224,7 +291,7 @@ bool sk_bwd_is_rows(const sk_plan *p) {
 
 bool sk_bwd_run_rows(const sk_bwd_work *w, const sk_exec *e) {
     const sk_plan *p = w->p;
-    sk_bwd_rows_job job = {w, p->shape[0], p->shape[1], NULL, w->gd,
+    sk_bwd_rows_job job = {w, p->shape[0], p->shape[1], NULL, NULL, w->gd,
                            w->grad_src ? w->grad_src->data : NULL};
     bool counted = !(p->reduce == SK_REDUCE_SUM && p->include_self);
     size_t bytes = (size_t)w->n * sizeof(int32_t);
@@ -232,7 +299,7 @@ bool sk_bwd_run_rows(const sk_bwd_work *w, const sk_exec *e) {
     sk_note_kernel("cpu/scatter_backward/rows");
     int nt = sk_threads_for_work(e->nthreads, job.rows * job.len);
     if (nt > SK_MAX_THREADS) nt = SK_MAX_THREADS;
-    if (counted) sk_parallel_run(nt, sk_bwd_rows_count_task, &job);
+    if (counted) sk_bwd_rows_counts(&job, nt);
     /* claimed chunks: the threads own no state in these passes */
     sk_parallel_chunks(nt, w->n, sk_chunks_for(nt, w->n, 1), sk_bwd_rows_share_chunk, &job);
     if (job.grad_src)

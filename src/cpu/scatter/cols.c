@@ -52,4 +52,4 @@ static sk_status sk_cols_run(const sk_plan *p, const sk_exec *ex, const sk_tenso
     return SK_STATUS_OK;
 }
 
-const sk_path sk_path_cols = {"cpu/scatter/cols", false, sk_cols_applies, sk_cols_run};
+const sk_path sk_path_cols = {"cpu/scatter/cols", false, false, sk_cols_applies, sk_cols_run};

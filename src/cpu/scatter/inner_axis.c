@@ -146,8 +146,29 @@ static bool sk_inner_axis_applies(const sk_plan *p, const sk_exec *ex, const sk_
     return true;
 }
 
+/* Whether folding each target's updates one after another is the
+ * canonical order: no target gets more than SK_CANONICAL_CHUNK updates (the
+ * most frequent index value, times the plan rows that share a target row). */
+static bool sk_inner_serial_is_canonical(const sk_plan *p) {
+    int d = p->ndim - 1;
+    int64_t n = p->comp_size[0], rows = 1, most = 0;
+    for (int dd = 0; dd < d; dd++)
+        if (p->linear_stride[dd] == 0) rows *= p->shape[dd];
+    if (rows > SK_CANONICAL_CHUNK) return false;
+    int32_t *count = sk_scratch_get((size_t)n * sizeof(int32_t));
+    if (!count) return false;
+    memset(count, 0, (size_t)n * sizeof(int32_t));
+    for (int64_t j = 0; j < p->shape[d]; j++) {
+        int64_t v = sk_load_index(p->index, p->index_is64, j * p->index_stride[d]);
+        if (sk_resolve_index(v, n, p->mode, &v) && ++count[v] > most) most = count[v];
+    }
+    sk_scratch_put(count, (size_t)n * sizeof(int32_t));
+    return most * rows <= SK_CANONICAL_CHUNK;
+}
+
 static sk_status sk_inner_axis_run(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
                                    void *scratch) {
+    if (sk_scatter_needs_chunks(p) && !sk_inner_serial_is_canonical(p)) return SK_PATH_DECLINED;
     sk_inner_layout l;
     sk_inner_layout_of(p, ex, &l);
     sk_inner_job job;
@@ -183,5 +204,5 @@ static sk_status sk_inner_axis_run(const sk_plan *p, const sk_exec *ex, const sk
     return SK_STATUS_OK;
 }
 
-const sk_path sk_path_inner_axis = {"cpu/scatter/inner_axis", false, sk_inner_axis_applies,
+const sk_path sk_path_inner_axis = {"cpu/scatter/inner_axis", false, true, sk_inner_axis_applies,
                                     sk_inner_axis_run};

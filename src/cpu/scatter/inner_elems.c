@@ -34,5 +34,5 @@ static sk_status sk_inner_elems_run(const sk_plan *p, const sk_exec *ex, const s
     return SK_STATUS_OK;
 }
 
-const sk_path sk_path_inner_elems = {"cpu/scatter/inner_elems", true, sk_inner_elems_applies,
+const sk_path sk_path_inner_elems = {"cpu/scatter/inner_elems", true, false, sk_inner_elems_applies,
                                      sk_inner_elems_run};

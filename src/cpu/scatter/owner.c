@@ -94,4 +94,4 @@ static sk_status sk_owner_run(const sk_plan *p, const sk_exec *ex, const sk_tens
     return SK_STATUS_OK;
 }
 
-const sk_path sk_path_owner = {"cpu/scatter/owner", false, sk_owner_applies, sk_owner_run};
+const sk_path sk_path_owner = {"cpu/scatter/owner", false, false, sk_owner_applies, sk_owner_run};

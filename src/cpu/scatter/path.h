@@ -14,10 +14,16 @@ typedef struct sk_path_need {
 } sk_path_need;
 
 typedef struct sk_path {
-    const char *name; /* "cpu/scatter/blocked_rows": sk_last_kernel() after it ran */
+    const char *name; /* "cpu/scatter/segments": sk_last_kernel() after it ran */
     /* reads every index value anyway and checks it there when ex->invalid
      * is set: it then skips what a bad value reaches and sets *ex->invalid */
     bool checks_index_inline;
+    /* folds float sum, mean and prod in the canonical order however many
+     * contributors a target has; a path without it folds each target's
+     * updates one after another, which is the canonical order only up to
+     * SK_CANONICAL_CHUNK of them, and runs only where sk_scatter_needs_chunks is
+     * false */
+    bool canonical;
     /* whether the path takes this normalized plan (never reading element
      * data), and what it needs; copy_from: x when out must become its copy */
     bool (*applies)(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
@@ -28,8 +34,8 @@ typedef struct sk_path {
                      void *scratch);
 } sk_path;
 
-extern const sk_path sk_path_winners, sk_path_blocked_rows, sk_path_inner_axis,
-    sk_path_inner_elems, sk_path_tiles, sk_path_cols, sk_path_owner;
+extern const sk_path sk_path_winners, sk_path_segments, sk_path_inner_axis,
+    sk_path_inner_elems, sk_path_tiles, sk_path_cols, sk_path_owner_chunks, sk_path_owner;
 /* Ordered, NULL-terminated; the last, owner-computes, always applies. */
 extern const sk_path *const sk_cpu_scatter_paths[];
 
@@ -40,7 +46,26 @@ extern const sk_path *const sk_cpu_scatter_paths[];
 sk_status sk_scatter_run_path(const sk_path *path, const sk_plan *p, const sk_exec *ex,
                               const sk_tensor *copy_from, const sk_path_need *need);
 
+/* A path that finds, before writing anything, that it cannot take the
+ * plan after all returns this from run: the next path runs. */
+#define SK_PATH_DECLINED SK_STATUS_OUT_OF_MEMORY
+
 /* ---- shared by the paths (paths.c) ---- */
+/* Whether the canonical order differs from folding each target's updates
+ * one after another: a float sum, mean or prod whose targets may get more
+ * than SK_CANONICAL_CHUNK contributors. A target's contributors differ only in
+ * the plan dimensions that do not move the target (linear stride 0), so
+ * their product bounds them. */
+bool sk_scatter_needs_chunks(const sk_plan *p);
+/* Element offset in t of its row-major linear index lin. */
+SK_INLINE int64_t sk_offset_of_linear(const sk_tensor *t, int64_t lin) {
+    int64_t off = 0;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        off += lin % t->shape[d] * t->strides[d];
+        lin /= t->shape[d];
+    }
+    return off;
+}
 /* Row pattern: the index is constant along a contiguous inner dimension of
  * src and out (message passing, embedding gradients, index_add on axis 0). */
 SK_INLINE bool sk_scatter_is_rows(const sk_plan *p) {

@@ -3,8 +3,21 @@
 #include "cpu/scatter/path.h"
 
 const sk_path *const sk_cpu_scatter_paths[] = {
-    &sk_path_winners, &sk_path_blocked_rows, &sk_path_inner_axis, &sk_path_inner_elems,
-    &sk_path_tiles,   &sk_path_cols,         &sk_path_owner,      NULL};
+    &sk_path_winners, &sk_path_segments,     &sk_path_inner_axis, &sk_path_inner_elems,
+    &sk_path_tiles,   &sk_path_cols,         &sk_path_owner_chunks, &sk_path_owner, NULL};
+
+bool sk_scatter_needs_chunks(const sk_plan *p) {
+    bool sums = p->reduce == SK_REDUCE_SUM || p->reduce == SK_REDUCE_MEAN ||
+                p->reduce == SK_REDUCE_PROD;
+    if (!sums || p->dtype < SK_DTYPE_FLOAT16) return false;
+    int64_t bound = 1;
+    for (int d = 0; d < p->ndim; d++) {
+        if (p->linear_stride[d] != 0) continue;
+        if (p->shape[d] > SK_CANONICAL_CHUNK / bound) return true;
+        bound *= p->shape[d];
+    }
+    return false;
+}
 
 const char *sk_copy_source(const sk_tensor *copy_from, const sk_tensor *out) {
     if (!copy_from || !sk_row_major(out) || !sk_row_major(copy_from) ||
@@ -51,11 +64,13 @@ sk_status sk_run_scatter(sk_plan *p, const sk_exec *exec, const sk_tensor *copy_
     /* pass 0 tries only a path the tests forced (sk_force_kernel); a path
      * whose scratch cannot be had leaves out untouched: the next one runs */
     const char *forced = sk_forced_kernel();
+    bool chunks = sk_scatter_needs_chunks(p);
     for (int pass = forced ? 0 : 1; pass < 2 && st == SK_STATUS_OUT_OF_MEMORY; pass++) {
         for (const sk_path *const *at = sk_cpu_scatter_paths;
              *at && st == SK_STATUS_OUT_OF_MEMORY; at++) {
             sk_path_need need = {0, false};
             if (pass == 0 && strcmp((*at)->name, forced) != 0) continue;
+            if (chunks && !(*at)->canonical) continue;
             if (!(*at)->applies(p, &ex, copy_from, &need)) continue;
             ex.invalid = NULL;
             if (!checked && may_defer && (*at)->checks_index_inline) {

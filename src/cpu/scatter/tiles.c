@@ -82,4 +82,4 @@ static sk_status sk_tiles_run(const sk_plan *p, const sk_exec *ex, const sk_tens
     return SK_STATUS_OK;
 }
 
-const sk_path sk_path_tiles = {"cpu/scatter/tiles", false, sk_tiles_applies, sk_tiles_run};
+const sk_path sk_path_tiles = {"cpu/scatter/tiles", false, false, sk_tiles_applies, sk_tiles_run};

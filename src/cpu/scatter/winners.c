@@ -110,4 +110,4 @@ static sk_status sk_winners_run(const sk_plan *p, const sk_exec *ex, const sk_te
     return SK_STATUS_OK;
 }
 
-const sk_path sk_path_winners = {"cpu/scatter/winners", false, sk_winners_applies, sk_winners_run};
+const sk_path sk_path_winners = {"cpu/scatter/winners", false, false, sk_winners_applies, sk_winners_run};

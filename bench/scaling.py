@@ -1,0 +1,62 @@
+"""The thread-scaling table of BENCH.md (*Thread scaling*): each workload's
+scatterkit time at every thread count of the run, PyTorch's at the largest,
+and two ratios: the time at 16 threads over the time at 2 (on a machine with
+fewer than 16 cores that is oversubscription: work that does not grow with
+the thread count keeps it near 1; the target is 1.3 or less), and the
+speed-up from threads (time at 1 over time at the largest count)."""
+
+OVERSUB_TARGET = 1.3
+
+
+def _by_workload(all_rows):
+    table = {}
+    for r in all_rows:
+        if r.get("sk_ms"):
+            table.setdefault(r["id"], {})[r["threads"]] = r
+    return table
+
+
+def scaling_rows(all_rows, threads):
+    """One dict per workload: ms per thread count, torch ms at the largest
+    count, ratio_16_2, speedup_1_max."""
+    out = []
+    top = max(threads)
+    for wid, per in _by_workload(all_rows).items():
+        ms = {n: per[n]["sk_ms"] for n in threads if n in per}
+        row = {"id": wid, "ms": ms, "torch_ms_top": per.get(top, {}).get("torch_ms"),
+               "category": next(iter(per.values()))["category"]}
+        row["ratio_16_2"] = ms[16] / ms[2] if 16 in ms and 2 in ms else None
+        row["speedup_1_top"] = ms[1] / ms[top] if 1 in ms and top in ms and top != 1 else None
+        out.append(row)
+    return out
+
+
+def _f(v, spec):
+    return "-" if v is None else format(v, spec)
+
+
+def print_scaling(all_rows, threads):
+    """Prints the table; returns the target's dict for the summary (or None
+    when the run lacks 2 or 16 threads)."""
+    rows = scaling_rows(all_rows, threads)
+    top = max(threads)
+    print()
+    print("== thread scaling (scatterkit ms) ==")
+    head = "%-8s" % "workload" + "".join("%9s" % ("%d thr" % n) for n in threads)
+    print(head + "%12s%11s%11s" % ("torch@%d" % top, "16/2 thr", "1/%d thr" % top))
+    for r in rows:
+        print("%-8s" % r["id"] + "".join("%9s" % _f(r["ms"].get(n), ".2f") for n in threads) +
+              "%12s%11s%11s" % (_f(r["torch_ms_top"], ".2f"), _f(r["ratio_16_2"], ".2f"),
+                                _f(r["speedup_1_top"], ".2f")))
+    have = [r for r in rows if r["ratio_16_2"] is not None]
+    if not have:
+        return None
+    bad = [r["id"] for r in have if r["ratio_16_2"] > OVERSUB_TARGET]
+    worst = max(have, key=lambda r: r["ratio_16_2"])
+    print("16 threads over 2: worst %s %.2fx (target <= %.1fx)%s" % (
+        worst["id"], worst["ratio_16_2"], OVERSUB_TARGET,
+        "; over it: " + ", ".join(bad) if bad else ""))
+    return {"target": "every workload at 16 threads within %.1fx of 2 threads" % OVERSUB_TARGET,
+            "threads": 16, "holds": not bad, "failing": bad, "not_measured": [],
+            "values": {r["id"]: r["ratio_16_2"] for r in have}}
+
