@@ -73,14 +73,17 @@ enum { SK_WINNERS_MIN_ROWS = 1024, SK_WINNERS_MAX_TARGETS_PER_ROW = 4 };
 enum { SK_SEG_MIN_ROWS = 1 << 13 };
 /* Segments: update rows sorted by target in chunks of SK_SEG_SORT_ROWS rows
  * (at most SK_SEG_SORT_CHUNKS of them) into at most SK_SEG_BUCKETS buckets
- * of keys, then each bucket by key. A key with more than SK_SEG_HOT_ROWS
- * rows has its canonical chunks folded by several threads. Windows of keys
- * hold at least SK_SEG_MIN_WINDOW keys, and values are folded SK_SEG_STRIP
- * columns at a time. */
-enum { SK_SEG_SORT_ROWS = 1 << 14, SK_SEG_SORT_CHUNKS = 256, SK_SEG_BUCKETS = 2048 };
-enum { SK_SEG_HOT_ROWS = 4096, SK_SEG_MIN_WINDOW = 1 << 16, SK_SEG_STRIP = 256 };
-/* Segment rows of src asked for this many rows ahead (they come from random
- * places). */
+ * of keys; a bucket's working and partial rows take at most
+ * SK_SEG_BUCKET_BYTES (within a core's L2), and there are at least
+ * SK_SEG_BUCKETS_PER_THREAD buckets per thread where the keys allow, so
+ * that a thread slowed by another program does less of the work. */
+enum { SK_SEG_SORT_ROWS = 1 << 14, SK_SEG_SORT_CHUNKS = 256, SK_SEG_BUCKETS = 4096 };
+enum { SK_SEG_BUCKET_BYTES = 256 << 10, SK_SEG_BUCKETS_PER_THREAD = 4 };
+/* Owner-computes in the canonical order takes spans of at least this many
+ * targets. */
+enum { SK_SEG_MIN_WINDOW = 1 << 16 };
+/* Segment rows of src asked for this many rows ahead (a bucket's rows are
+ * in increasing order, but far apart). */
 enum { SK_SEG_AHEAD = 16 };
 /* Inner axis: runs of at least this many updates along the last axis, in
  * chunks of whole target rows of about SK_INNER_CHUNK_BYTES; the index copy

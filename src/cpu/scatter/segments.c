@@ -1,13 +1,12 @@
-/* Path "cpu/scatter/segments": the update rows sorted by target, each
- * target's segment folded in the canonical order (segments.h).
+/* Path "cpu/scatter/segments": update rows sorted by target into buckets,
+ * each bucket folded by one thread in the canonical order (segments.h).
  *
  * It takes every reduction of the row pattern (message passing, index_add
- * along axis 0, scatter_nd of rows) from SK_SEG_MIN_ROWS rows, and
- * every plan whose float sum, mean or prod may give a target more than one
- * canonical chunk of contributors. Its scratch (4 bytes per row for each of
- * the keys, the bucket order and the sort, 4 per key of a window) stays
- * within the budget: targets beyond it are taken a window of keys at a
- * time, each window one more pass over the index. */
+ * along axis 0, scatter_nd of rows) from SK_SEG_MIN_ROWS rows, and every
+ * plan whose float sum, mean or prod may give a target more than one
+ * canonical chunk of contributors. Its scratch (4 bytes per row for the
+ * keys and for the bucket order, and per thread a slot with the working
+ * and partial rows of one bucket) stays within the budget. */
 #include "cpu/scatter/reduce.h"
 #include "cpu/scatter/segments.h"
 
@@ -45,17 +44,44 @@ static double sk_seg_budget(const sk_plan *p, const sk_exec *ex) {
     return (double)SK_SCRATCH_BYTES_PER_INDEX * n;
 }
 
-enum { SK_SEG_MAX_ITEMS = 4096 };
-
-/* Bytes of the scratch before the window's end array. */
-static size_t sk_seg_fixed_bytes(const sk_seg_job *job) {
-    size_t rows = sk_scratch_round((size_t)job->nrows * sizeof(int32_t));
-    return 3 * rows + sk_scratch_round((size_t)(job->nchunks * SK_SEG_BUCKETS) * sizeof(int32_t)) +
-           sk_scratch_round(SK_SEG_BUCKETS * sizeof(int32_t)) +
-           2 * sk_scratch_round((SK_SEG_MAX_ITEMS + 1) * sizeof(int64_t));
+/* Threads of the passes: by the rows' elements. */
+static int sk_seg_threads(const sk_seg_job *job, const sk_exec *ex) {
+    int nt = sk_threads_for_work(ex->nthreads, job->nrows * job->len);
+    return nt > SK_MAX_THREADS ? SK_MAX_THREADS : nt;
 }
 
-/* The job without its scratch; false when the path does not apply. */
+/* Whether float sums and products keep partial rows (docs/CONTRACT.md). */
+static bool sk_seg_chunked(const sk_plan *p) {
+    return p->dtype >= SK_DTYPE_FLOAT16 && (p->reduce == SK_REDUCE_SUM ||
+                                            p->reduce == SK_REDUCE_MEAN ||
+                                            p->reduce == SK_REDUCE_PROD);
+}
+
+/* Bytes that do not depend on the window: per key its count and partial
+ * slot, the partial rows (a key gets one once it passes a chunk), and the
+ * float32 rows of 16-bit types. */
+static size_t sk_seg_fixed_bytes(const sk_seg_job *job) {
+    size_t keys = 2 * sk_scratch_round((size_t)job->nkeys * sizeof(int32_t)) + 64;
+    size_t parts = 0;
+    if (sk_seg_chunked(job->p))
+        parts = (size_t)(job->nrows / (SK_CANONICAL_CHUNK + 1) + 1) * (size_t)job->len * job->acc_size;
+    size_t acc = job->use_acc ? (size_t)(job->nkeys * job->len) * job->acc_size : 0;
+    return keys + sk_scratch_round(parts) + sk_scratch_round(acc);
+}
+
+/* Bytes of a window of `rows` rows: keys, staged rows and keys, counts. */
+static size_t sk_seg_window_bytes(const sk_seg_job *job, int64_t rows) {
+    size_t keys = sk_scratch_round((size_t)rows * sizeof(int32_t));
+    size_t hist = (size_t)(sk_seg_sort_chunks(rows) * job->nbuckets) * sizeof(int32_t);
+    size_t ends = (size_t)job->nbuckets * sizeof(int32_t);
+    return 2 * keys + sk_scratch_round((size_t)rows * job->stage_row) + sk_scratch_round(ends) +
+           sk_scratch_round(hist);
+}
+
+static bool sk_seg_windows_fit(sk_seg_job *job, int64_t least);
+
+/* The job without its scratch; false when the path does not apply (or a
+ * window of SK_SEG_MIN_WINDOW rows would not fit the budget). */
 static bool sk_seg_layout(sk_seg_job *job, const sk_plan *p, const sk_exec *ex) {
     memset(job, 0, sizeof *job);
     job->p = p;
@@ -64,185 +90,100 @@ static bool sk_seg_layout(sk_seg_job *job, const sk_plan *p, const sk_exec *ex) 
     if (p->reduce == SK_REDUCE_NONE || target_numel == 0 || !sk_seg_rows(job, p)) return false;
     bool chunks = sk_scatter_needs_chunks(p);
     if (!chunks && (job->len < 2 || job->nrows < SK_SEG_MIN_ROWS)) return false;
-    job->fold_keys = sk_seg_keys_kernels[p->dtype][p->reduce];
-    job->fold_chunk = sk_seg_chunk_kernels[p->dtype][p->reduce];
-    job->merge_hot = sk_seg_merge_kernels[p->dtype][p->reduce];
-    if (!job->fold_keys) return false;
+    job->fold_bucket = sk_seg_bucket_kernels[p->dtype][p->reduce];
+    job->finish = sk_seg_finish_kernels[p->dtype][p->reduce];
     job->nkeys = target_numel / job->len;
+    if (!job->fold_bucket || job->nkeys > INT32_MAX) return false;
     job->out_row_major = sk_row_major(ex->out);
-    job->work_size = p->dtype == SK_DTYPE_FLOAT64 ? 8 : SK_IS_FLOAT(p->dtype) ? 4 : 8;
-    job->nchunks = sk_seg_sort_chunks(job->nrows);
-    double room = (sk_seg_budget(p, ex) - (double)sk_seg_fixed_bytes(job) - 64.0) / sizeof(int32_t);
-    int64_t want = job->nkeys < INT32_MAX ? job->nkeys : INT32_MAX;
-    int64_t least = want < SK_SEG_MIN_WINDOW ? want : SK_SEG_MIN_WINDOW;
-    if (room < (double)least) return false;
-    job->nwin = room < (double)want ? (int64_t)room : want;
-    return true;
+    job->acc_size = SK_IS_HALF(p->dtype) ? sizeof(float) : p->elem_size;
+    job->stage_row = (size_t)job->len * p->elem_size;
+    int64_t nb = 4 * (int64_t)sk_seg_threads(job, ex), shift = 0;
+    if (nb > job->nkeys) nb = job->nkeys;
+    while (((job->nkeys - 1) >> shift) >= nb) shift++;
+    sk_seg_window(job, 0, job->nkeys, (int)shift);
+    /* working rows on huge pages: the random updates of out's rows missed
+     * the TLB; kept unless they would cut the rows into windows (16-bit
+     * types need them) */
+    job->use_acc = true;
+    if (!SK_IS_HALF(p->dtype) && !sk_seg_windows_fit(job, job->nrows)) job->use_acc = false;
+    return sk_seg_windows_fit(job, job->nrows < SK_SEG_MIN_WINDOW ? job->nrows : SK_SEG_MIN_WINDOW);
+}
+
+/* Sets win_rows, the most rows per window within the budget; false when
+ * fewer than `least` fit. */
+static bool sk_seg_windows_fit(sk_seg_job *job, int64_t least) {
+    double room = sk_seg_budget(job->p, job->ex) - (double)sk_seg_fixed_bytes(job);
+    if (room < (double)sk_seg_window_bytes(job, least)) return false;
+    int64_t per_row = (int64_t)(2 * sizeof(int32_t) + job->stage_row) + 1;
+    job->win_rows = (int64_t)(room / (double)per_row);
+    while (job->win_rows > least && (double)sk_seg_window_bytes(job, job->win_rows) > room)
+        job->win_rows -= job->win_rows / 16 + 1;
+    if (job->win_rows > job->nrows) job->win_rows = job->nrows;
+    return job->win_rows >= least;
 }
 
 static size_t sk_seg_scratch_bytes(const sk_seg_job *job) {
-    return sk_seg_fixed_bytes(job) + sk_scratch_round((size_t)job->nwin * sizeof(int32_t));
-}
-
-/* x's data when the folds copy it (whole rows of out, both row-major). */
-static const char *sk_seg_copy_source(const sk_seg_job *job, const sk_tensor *copy_from) {
-    const char *from = sk_copy_source(copy_from, job->ex->out);
-    return from && job->out_row_major && job->nkeys * job->len == sk_tensor_numel(job->ex->out)
-               ? from : NULL;
+    return sk_seg_fixed_bytes(job) + sk_seg_window_bytes(job, job->win_rows);
 }
 
 static bool sk_seg_applies(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
                            sk_path_need *need) {
+    (void)copy_from;
     sk_seg_job job;
     if (!sk_seg_layout(&job, p, ex)) return false;
     need->scratch_bytes = sk_seg_scratch_bytes(&job);
-    need->fuses_copy = sk_seg_copy_source(&job, copy_from) != NULL;
+    need->fuses_copy = false;
     return true;
 }
 
-/* Fold items: about equal shares of the window's rows and keys (a key
- * costs a copy of its row, or its store): item i starts at the first key k
- * with begin(k) + k at or after i * (nin + nwin) / nitems. */
-static void sk_seg_items(sk_seg_job *job, int64_t nin) {
-    int64_t total = nin + job->nwin, n = total * job->len / (SK_CHUNK_GRAIN / 4);
-    job->nitems = n < 1 ? 1 : n > SK_SEG_MAX_ITEMS ? SK_SEG_MAX_ITEMS : n;
-    for (int64_t i = 0; i < job->nitems; i++) {
-        int64_t at = i * total / job->nitems, lo = 0, hi = job->nwin;
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if (sk_seg_begin(job, mid) + mid >= at) hi = mid;
-            else lo = mid + 1;
-        }
-        job->item_key[i] = lo;
-    }
-    job->item_key[job->nitems] = job->nwin;
-}
-
-/* Item chunks [i0, i1): their keys that are not hot folded, and the
- * canonical chunks of their hot keys counted. */
-static void sk_seg_fold_task(void *arg, int tid, int64_t chunk, int64_t i0, int64_t i1) {
+static void sk_seg_bucket_task(void *arg, int tid, int64_t chunk, int64_t b0, int64_t b1) {
     const sk_seg_job *job = arg;
     (void)tid;
     (void)chunk;
-    for (int64_t i = i0; i < i1; i++) {
-        int64_t klo = job->item_key[i], khi = job->item_key[i + 1], hot = 0;
-        job->fold_keys(job, klo, khi, false);
-        for (int64_t k = klo; k < khi; k++) {
-            int64_t rows = job->end[k] - sk_seg_begin(job, k);
-            if (sk_seg_is_hot(rows)) hot += (rows + SK_CANONICAL_CHUNK - 1) / SK_CANONICAL_CHUNK;
-        }
-        job->hot_at[i] = hot;
-    }
+    for (int64_t b = b0; b < b1; b++) job->fold_bucket(job, b);
 }
 
-/* Hot keys whole, one thread each (no memory for the partials). */
-static void sk_seg_hot_whole_task(void *arg, int tid, int64_t chunk, int64_t i0, int64_t i1) {
+static void sk_seg_finish_task(void *arg, int tid, int64_t chunk, int64_t k0, int64_t k1) {
     const sk_seg_job *job = arg;
     (void)tid;
     (void)chunk;
-    for (int64_t i = i0; i < i1; i++)
-        if (job->hot_at[i + 1] > job->hot_at[i])
-            job->fold_keys(job, job->item_key[i], job->item_key[i + 1], true);
+    job->finish(job, k0, k1);
 }
 
-/* The slots of item chunks [i0, i1)'s hot chunks: key and chunk number. */
-static void sk_seg_slots_task(void *arg, int tid, int64_t chunk, int64_t i0, int64_t i1) {
-    const sk_seg_job *job = arg;
-    (void)tid;
-    (void)chunk;
-    for (int64_t i = i0; i < i1; i++) {
-        int64_t s = job->hot_at[i];
-        for (int64_t k = job->item_key[i]; s < job->hot_at[i + 1]; k++) {
-            int64_t rows = job->end[k] - sk_seg_begin(job, k);
-            if (!sk_seg_is_hot(rows)) continue;
-            for (int64_t c = 0; c * SK_CANONICAL_CHUNK < rows; c++, s++) {
-                job->slot_key[s] = k;
-                job->slot_c[s] = (int32_t)c;
-            }
-        }
-    }
-}
-
-static void sk_seg_chunk_task(void *arg, int tid, int64_t chunk, int64_t s0, int64_t s1) {
-    const sk_seg_job *job = arg;
-    (void)tid;
-    (void)chunk;
-    size_t part = (size_t)job->len * job->work_size;
-    for (int64_t s = s0; s < s1; s++)
-        job->fold_chunk(job, job->slot_key[s], job->slot_c[s], job->parts + (size_t)s * part);
-}
-
-static void sk_seg_merge_task(void *arg, int tid, int64_t chunk, int64_t s0, int64_t s1) {
-    const sk_seg_job *job = arg;
-    (void)tid;
-    (void)chunk;
-    size_t part = (size_t)job->len * job->work_size;
-    for (int64_t s = s0; s < s1; s++)
-        if (job->slot_c[s] == 0) job->merge_hot(job, job->slot_key[s], job->parts + (size_t)s * part);
-}
-
-/* The hot keys: their chunks folded by all threads into partials, then
- * each key's partials folded in order; whole keys when the partials'
- * memory cannot be had. */
-static void sk_seg_fold_hot(sk_seg_job *job, int nt) {
-    int64_t nslots = job->hot_at[job->nitems];
-    size_t part = (size_t)job->len * job->work_size;
-    size_t bytes = sk_scratch_round((size_t)nslots * part) +
-                   sk_scratch_round((size_t)nslots * (sizeof(int64_t) + sizeof(int32_t)));
-    char *mem = sk_scratch_get(bytes);
-    if (!mem) {
-        sk_parallel_chunks(nt, job->nitems, job->nitems, sk_seg_hot_whole_task, job);
-        return;
-    }
-    char *at = mem;
-    job->parts = sk_scratch_carve(&at, (size_t)nslots * part);
-    job->slot_key = sk_scratch_carve(&at, (size_t)nslots * sizeof(int64_t));
-    job->slot_c = (int32_t *)(void *)at;
-    sk_parallel_chunks(nt, job->nitems, job->nitems, sk_seg_slots_task, job);
-    int64_t chunks = sk_chunks_for(nt, nslots, SK_CANONICAL_CHUNK * job->len);
-    sk_parallel_chunks(nt, nslots, chunks, sk_seg_chunk_task, job);
-    sk_parallel_chunks(nt, nslots, chunks, sk_seg_merge_task, job);
-    sk_scratch_put(mem, bytes);
-    job->parts = NULL;
-}
-
-/* Folds the sorted window. */
-static void sk_seg_fold(sk_seg_job *job, int nthreads) {
-    int64_t nin = job->bucket_end[job->nbuckets - 1];
-    if (nin == 0 && !job->copy_src) return;
-    sk_seg_items(job, nin);
-    int nt = sk_threads_for_work(nthreads, (nin + job->nwin) * job->len);
-    sk_parallel_chunks(nt, job->nitems, job->nitems, sk_seg_fold_task, job);
-    int64_t at = 0;
-    for (int64_t i = 0; i <= job->nitems; i++) { /* counts to first slots */
-        int64_t n = i < job->nitems ? job->hot_at[i] : 0;
-        job->hot_at[i] = at;
-        at += n;
-    }
-    if (at > 0) sk_seg_fold_hot(job, nt);
+/* Carves the scratch: the per-key arrays and rows, then one window's. */
+static void sk_seg_carve(sk_seg_job *job, char *at, _Atomic int32_t *next_part) {
+    job->seen = sk_scratch_carve(&at, (size_t)job->nkeys * sizeof(int32_t));
+    job->part_slot = sk_scratch_carve(&at, (size_t)job->nkeys * sizeof(int32_t));
+    at += 64;
+    if (sk_seg_chunked(job->p))
+        job->parts = sk_scratch_carve(&at, (size_t)(job->nrows / (SK_CANONICAL_CHUNK + 1) + 1) *
+                                               (size_t)job->len * job->acc_size);
+    if (job->use_acc) job->acc = sk_scratch_carve(&at, (size_t)(job->nkeys * job->len) * job->acc_size);
+    job->key = sk_scratch_carve(&at, (size_t)job->win_rows * sizeof(int32_t));
+    job->staged_key = sk_scratch_carve(&at, (size_t)job->win_rows * sizeof(int32_t));
+    job->staged = sk_scratch_carve(&at, (size_t)job->win_rows * job->stage_row);
+    job->bucket_end = sk_scratch_carve(&at, (size_t)job->nbuckets * sizeof(int32_t));
+    job->hist = (int32_t *)(void *)at;
+    job->next_part = next_part;
 }
 
 static sk_status sk_seg_run(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
                             void *scratch) {
+    (void)copy_from;
     sk_seg_job job;
     sk_seg_layout(&job, p, ex);
-    job.copy_src = sk_seg_copy_source(&job, copy_from);
-    char *at = scratch;
-    size_t rows = (size_t)job.nrows * sizeof(int32_t);
-    job.key = sk_scratch_carve(&at, rows);
-    job.tmp = sk_scratch_carve(&at, rows);
-    job.perm = sk_scratch_carve(&at, rows);
-    job.hist = sk_scratch_carve(&at, (size_t)(job.nchunks * SK_SEG_BUCKETS) * sizeof(int32_t));
-    job.bucket_end = sk_scratch_carve(&at, SK_SEG_BUCKETS * sizeof(int32_t));
-    job.item_key = sk_scratch_carve(&at, (SK_SEG_MAX_ITEMS + 1) * sizeof(int64_t));
-    job.hot_at = sk_scratch_carve(&at, (SK_SEG_MAX_ITEMS + 1) * sizeof(int64_t));
-    job.end = sk_scratch_carve(&at, (size_t)job.nwin * sizeof(int32_t));
-    int64_t window = job.nwin;
-    for (int64_t k0 = 0; k0 < job.nkeys; k0 += window) {
-        sk_seg_window(&job, k0, job.nkeys - k0 < window ? job.nkeys - k0 : window);
-        sk_seg_sort(&job, ex->nthreads);
-        sk_seg_fold(&job, ex->nthreads);
+    _Atomic int32_t next_part = 0;
+    sk_seg_carve(&job, scratch, &next_part);
+    memset(job.seen, 0, (size_t)job.nkeys * sizeof(int32_t));
+    int nt = sk_seg_threads(&job, ex);
+    for (job.w0 = 0; job.w0 < job.nrows; job.w0 += job.win_rows) {
+        job.wrows = job.nrows - job.w0 < job.win_rows ? job.nrows - job.w0 : job.win_rows;
+        sk_seg_stage(&job, nt);
+        sk_parallel_chunks(nt, job.nbuckets, job.nbuckets, sk_seg_bucket_task, &job);
     }
+    if (sk_seg_chunked(p) || p->reduce == SK_REDUCE_MEAN || job.acc)
+        sk_parallel_chunks(nt, job.nkeys, sk_chunks_for(nt, job.nkeys, job.len), sk_seg_finish_task,
+                           &job);
     return SK_STATUS_OK;
 }
 

@@ -1,26 +1,32 @@
-/* Segments (segments.c): the job shared by the path, its sort
- * (segments_sort.c) and its fold kernels (segments_fold.h).
+/* Segments (segments.c): the job shared by the path, its sort and staging
+ * (segments_sort.c, segments_stage.c) and its fold kernels
+ * (segments_fold.h).
  *
- * The update rows are sorted by target ("key": a target row, or a target
- * element when rows are single elements) with a stable counting sort, so
- * each key's rows form one segment of `perm`, in position order. Folding a
- * segment in order, in chunks of SK_CANONICAL_CHUNK rows, is the canonical order
- * (docs/CONTRACT.md) by construction, and no thread ever walks rows that
- * are not its own: the work is the same for any thread count. */
+ * Update rows are sorted by target ("key": a target row, or a target
+ * element when rows are single elements) with a stable counting sort into
+ * buckets of keys, and each row is copied into its bucket's staging area
+ * as it is placed: src is read once, in order, by every thread in its own
+ * chunk of rows. A bucket is then folded by one thread, reading its staged
+ * rows in position order into each key's row, chunk by chunk of
+ * SK_CANONICAL_CHUNK rows: the canonical order (docs/CONTRACT.md) by
+ * construction, whichever thread runs which chunk or bucket. Where the
+ * staging area does not fit the scratch budget, the rows go a window of
+ * rows at a time, in order; a key's running count and value live on
+ * between windows (in a working row per key, or in out).
+ * The sort's second level (by key within a bucket, into perm and end)
+ * serves passes that go key by key (the scatter backward's counts). */
 #ifndef SK_CPU_SCATTER_SEGMENTS_H
 #define SK_CPU_SCATTER_SEGMENTS_H
+
+#include <stdatomic.h>
 
 #include "cpu/scatter/path.h"
 
 typedef struct sk_seg_job sk_seg_job;
-/* Folds the keys in [klo, khi) of the window whose hotness is `hot`. */
-typedef void (*sk_seg_keys_fn)(const sk_seg_job *, int64_t klo, int64_t khi, bool hot);
-/* Hot key `key`, canonical chunk `c`, folded into the partial `part`
- * (len values of the working type; chunk 0 starts from out's row). */
-typedef void (*sk_seg_chunk_fn)(const sk_seg_job *, int64_t key, int64_t c, void *part);
-/* Hot key `key`: its chunks' partials folded in order into out (parts is
- * its first partial; the fold runs in it). */
-typedef void (*sk_seg_merge_fn)(const sk_seg_job *, int64_t key, void *parts);
+/* Folds the staged rows of bucket b (segments_fold_body.h). */
+typedef void (*sk_seg_bucket_fn)(const sk_seg_job *, int64_t b);
+/* Finishes keys [klo, khi): the last partial, mean's division, 16-bit rounding. */
+typedef void (*sk_seg_finish_fn)(const sk_seg_job *, int64_t klo, int64_t khi);
 
 struct sk_seg_job {
     const sk_plan *p;
@@ -30,48 +36,45 @@ struct sk_seg_job {
     int64_t src_col;             /* src's stride within a row, in elements */
     bool rows_tight;             /* one row dimension, one component: no cursor */
     bool out_row_major;          /* key k's row of out starts at k * len */
-    size_t work_size;            /* bytes of one value of the working type */
-    /* the window of keys [k0, k0 + nwin) this round sorts and folds */
+    size_t acc_size;             /* bytes of a value where keys accumulate */
+    /* the keys [k0, k0 + nwin) this sort takes (the scatter path: all) */
     int64_t k0, nwin;
-    int shift;                   /* bucket of a window key: key >> shift */
+    int shift;                   /* bucket of a key: key >> shift */
     int64_t nbuckets, nchunks;   /* buckets; row chunks of the key and bucket passes */
-    int64_t nitems;              /* fold items (row ranges cut at key boundaries) */
-    int32_t *key;                /* [nrows]: window key of row r, or -1 (elsewhere, dropped) */
+    int32_t *key;                /* key of each row (of the window), or -1 (dropped) */
     int32_t *hist;               /* [nchunks][nbuckets]: counts, then first positions */
-    int32_t *bucket_end;         /* [nbuckets]: end of each bucket in tmp */
-    int32_t *tmp;                /* rows by bucket */
-    int32_t *perm;               /* rows by key, in position order within a key */
-    int32_t *end;                /* [nwin]: end of key k's segment in perm (start: end[k-1]) */
-    int64_t *item_key;           /* [nitems + 1]: first key of each fold item */
-    int64_t *hot_at;             /* [nitems + 1]: first hot chunk of each item, then running */
-    /* x's data when the path fuses the copy (x and out row-major, whole
-     * rows): start values come from it, and untouched rows are copied */
-    const char *copy_src;
-    char *parts;                 /* [slots][len]: partials of the hot keys' chunks */
-    int64_t *slot_key;           /* [slots]: the hot key of each chunk slot */
-    int32_t *slot_c;             /* [slots]: its canonical chunk number */
+    int32_t *bucket_end;         /* [nbuckets]: end of each bucket in tmp / staging */
+    int32_t *tmp;                /* rows by bucket, in position order within a bucket */
+    int32_t *perm;               /* second level: rows by key (position order within a key) */
+    int32_t *end;                /* second level: [nwin] end of key k in perm (start: end[k-1]) */
+    /* the scatter path's staging of one window of rows [w0, w0 + wrows) */
+    int64_t w0, wrows, win_rows;
+    char *staged;                /* rows by bucket, stage_row bytes apart */
+    int32_t *staged_key;
+    size_t stage_row;
+    /* per key: rows folded so far, and the slot of its partial row (the
+     * canonical chunk in progress past the first), -1 for none */
+    int32_t *seen, *part_slot;
+    char *parts;                 /* partial rows, len values of acc_size each */
+    _Atomic int32_t *next_part;  /* the next free partial slot */
+    /* a working row per key on the scratch's huge pages (float32 for 16-bit
+     * types, which need it; others where the budget has room), else NULL:
+     * keys accumulate in out */
+    char *acc;
+    bool use_acc;                /* the layout: whether acc is kept */
     void *own;                   /* sk_seg_sort_all's scratch, own_bytes long */
     size_t own_bytes;
-    sk_seg_keys_fn fold_keys;
-    sk_seg_chunk_fn fold_chunk;
-    sk_seg_merge_fn merge_hot;
+    sk_seg_bucket_fn fold_bucket;
+    sk_seg_finish_fn finish;
 };
 
 SK_INLINE int64_t sk_seg_begin(const sk_seg_job *job, int64_t k) {
     return k > 0 ? job->end[k - 1] : 0;
 }
-/* A key whose segment is folded by chunks spread over the threads. */
-SK_INLINE bool sk_seg_is_hot(int64_t rows) { return rows > SK_SEG_HOT_ROWS; }
-/* Element offset of window key k's row in out. */
+/* Element offset of key k's row in out. */
 SK_INLINE int64_t sk_seg_out_offset(const sk_seg_job *job, int64_t k) {
     int64_t lin = (job->k0 + k) * job->len;
     return job->out_row_major ? lin : sk_offset_of_linear(job->ex->out, lin);
-}
-/* Where key k's start values are: x's row when the copy is fused, else
- * its row o of out (holding x's copy). */
-SK_INLINE const char *sk_seg_start_row(const sk_seg_job *job, int64_t k, const char *o,
-                                       size_t es) {
-    return job->copy_src ? job->copy_src + (size_t)((job->k0 + k) * job->len) * es : o;
 }
 /* Element offset of update row r's first element in src. */
 SK_INLINE int64_t sk_seg_src_offset(const sk_seg_job *job, int64_t r) {
@@ -85,21 +88,33 @@ SK_INLINE int64_t sk_seg_src_offset(const sk_seg_job *job, int64_t r) {
     return off;
 }
 
-/* The stable counting sort of the window's rows into perm/end (segments_sort.c). */
-void sk_seg_sort(sk_seg_job *job, int nthreads);
-/* Sets the window [k0, k0 + nwin) and its buckets. */
-void sk_seg_window(sk_seg_job *job, int64_t k0, int64_t nwin);
+/* ---- the sort (segments_sort.c) ---- */
+/* Keys of rows [r0, r1) into key[0, r1 - r0): -1 where the key is outside
+ * [k0, k0 + nwin) or the index value is skipped (DROP). */
+void sk_seg_keys_of(const sk_seg_job *job, int32_t *key, int64_t r0, int64_t r1);
+/* The chunks' bucket counts into first positions, bucket by bucket and
+ * chunk by chunk; sets bucket_end; returns the rows placed. */
+int64_t sk_seg_positions(const sk_seg_job *job);
+/* The stable counting sort of the window's rows: by bucket into tmp, and
+ * with `by_key` also by key into perm/end. */
+void sk_seg_sort(sk_seg_job *job, int nthreads, bool by_key);
+/* Sets the keys [k0, k0 + nwin) and their buckets of 1 << shift keys. */
+void sk_seg_window(sk_seg_job *job, int64_t k0, int64_t nwin, int shift);
 /* Row chunks of the sort's passes for nrows rows (fixed by the problem). */
 int64_t sk_seg_sort_chunks(int64_t nrows);
-/* For other passes that go by target (the scatter backward's counts): the
- * rows of `rows` (a row plan: linear strides count keys) sorted into one
- * window of all nkeys keys, in scratch of the job's own; false (nothing
+/* For passes that go key by key (the scatter backward's counts): the rows
+ * of `rows` (a row plan: linear strides count keys) sorted by key, all
+ * nkeys keys in one window, in scratch of the job's own; false (nothing
  * done) without memory or beyond int32 sizes. sk_seg_sort_free releases it. */
 bool sk_seg_sort_all(sk_seg_job *job, const sk_plan *rows, int64_t nkeys, int nthreads);
 void sk_seg_sort_free(sk_seg_job *job);
 
-SK_INTERNAL extern const sk_seg_keys_fn sk_seg_keys_kernels[SK_DTYPE_COUNT][SK_REDUCE_AMIN + 1];
-SK_INTERNAL extern const sk_seg_chunk_fn sk_seg_chunk_kernels[SK_DTYPE_COUNT][SK_REDUCE_AMIN + 1];
-SK_INTERNAL extern const sk_seg_merge_fn sk_seg_merge_kernels[SK_DTYPE_COUNT][SK_REDUCE_AMIN + 1];
+/* ---- the staging (segments_stage.c) ---- */
+/* Sorts the window [w0, w0 + wrows) of rows by bucket into the staging
+ * area (rows and keys). */
+void sk_seg_stage(sk_seg_job *job, int nthreads);
+
+SK_INTERNAL extern const sk_seg_bucket_fn sk_seg_bucket_kernels[SK_DTYPE_COUNT][SK_REDUCE_AMIN + 1];
+SK_INTERNAL extern const sk_seg_finish_fn sk_seg_finish_kernels[SK_DTYPE_COUNT][SK_REDUCE_AMIN + 1];
 
 #endif /* SK_CPU_SCATTER_SEGMENTS_H */

@@ -1,11 +1,14 @@
 /* The fold kernels of segments (segments.h) for the three working types:
- * float (float32, and float16/bfloat16, which reduce in float32 and round
- * once), double (float64) and int64_t (integers and bool, which wrap when
- * stored). segments_fold_body.h has the kernels; this header gives each
- * type its element load, its reduction step and its store, and picks the
- * type from the dtype. */
+ * float (float32 in out; float16/bfloat16 in a float32 row per key, rounded
+ * once), double (float64, in out) and int64_t (integers and bool, in out:
+ * every step stored at the dtype's width, which is the two's complement
+ * wrap). segments_fold_body.h has the kernels; this header gives each type
+ * its src load, its reduction step, its access to where keys accumulate
+ * and mean's division, and picks the type from the dtype. */
 #ifndef SK_CPU_SCATTER_SEGMENTS_FOLD_H
 #define SK_CPU_SCATTER_SEGMENTS_FOLD_H
+
+#include <stdatomic.h>
 
 #include "cpu/scatter/reduce.h"
 #include "cpu/scatter/segments.h"
@@ -19,6 +22,19 @@ SK_INLINE float sk_seg_get_f(const char *s, const sk_dtype DT) {
 SK_INLINE float sk_seg_op_f(float a, float b, const sk_reduce OP, const sk_dtype DT) {
     return (float)sk_op_f(a, b, OP, DT);
 }
+SK_INLINE float sk_seg_at_f(const char *a, int64_t j, const sk_dtype DT) {
+    (void)DT;
+    return ((const float *)(const void *)a)[j];
+}
+SK_INLINE void sk_seg_put_f(char *a, int64_t j, float v, const sk_dtype DT) {
+    (void)DT;
+    ((float *)(void *)a)[j] = v;
+}
+SK_INLINE float sk_seg_mean_f(float v, int64_t count, const sk_dtype DT) {
+    (void)DT;
+    return v / (float)count;
+}
+
 SK_INLINE double sk_seg_get_d(const char *s, const sk_dtype DT) {
     (void)DT;
     return *(const double *)(const void *)s;
@@ -26,44 +42,33 @@ SK_INLINE double sk_seg_get_d(const char *s, const sk_dtype DT) {
 SK_INLINE double sk_seg_op_d(double a, double b, const sk_reduce OP, const sk_dtype DT) {
     return sk_op_f(a, b, OP, DT);
 }
+SK_INLINE double sk_seg_at_d(const char *a, int64_t j, const sk_dtype DT) {
+    (void)DT;
+    return ((const double *)(const void *)a)[j];
+}
+SK_INLINE void sk_seg_put_d(char *a, int64_t j, double v, const sk_dtype DT) {
+    (void)DT;
+    ((double *)(void *)a)[j] = v;
+}
+SK_INLINE double sk_seg_mean_d(double v, int64_t count, const sk_dtype DT) {
+    (void)DT;
+    return v / (double)count;
+}
+
 SK_INLINE int64_t sk_seg_get_i(const char *s, const sk_dtype DT) { return sk_load_i(s, DT); }
 SK_INLINE int64_t sk_seg_op_i(int64_t a, int64_t b, const sk_reduce OP, const sk_dtype DT) {
     return sk_op_i(a, b, OP, DT);
 }
-
-/* Stores n finished values at o; mean divides by count first. 16-bit
- * types round once, and a NaN already in x (old: x's values) keeps its bits
- * (sk_half_round). */
-SK_INLINE void sk_seg_store_f(char *o, const char *old, float *restrict acc, int64_t n,
-                              int64_t count, const sk_dtype DT, const sk_reduce RED) {
-    if (RED == SK_REDUCE_MEAN)
-        for (int64_t j = 0; j < n; j++) acc[j] = acc[j] / (float)count;
-    if (DT == SK_DTYPE_FLOAT32) {
-        memcpy(o, acc, (size_t)n * sizeof(float));
-        return;
-    }
-    sk_f32_run_to_half((uint16_t *)(void *)o, 1, (const uint16_t *)(const void *)old, 1, acc, n,
-                       DT == SK_DTYPE_BFLOAT16);
+SK_INLINE int64_t sk_seg_at_i(const char *a, int64_t j, const sk_dtype DT) {
+    return sk_load_i(a + (size_t)j * sk_es(DT), DT);
 }
-SK_INLINE void sk_seg_store_d(char *o, const char *old, double *restrict acc, int64_t n,
-                              int64_t count, const sk_dtype DT, const sk_reduce RED) {
+SK_INLINE void sk_seg_put_i(char *a, int64_t j, int64_t v, const sk_dtype DT) {
+    sk_store_i(a + (size_t)j * sk_es(DT), v, DT);
+}
+/* integer mean: the floor of the wrapped sum over the count */
+SK_INLINE int64_t sk_seg_mean_i(int64_t v, int64_t count, const sk_dtype DT) {
     (void)DT;
-    (void)old;
-    if (RED == SK_REDUCE_MEAN)
-        for (int64_t j = 0; j < n; j++) acc[j] = acc[j] / (double)count;
-    memcpy(o, acc, (size_t)n * sizeof(double));
-}
-/* Integers: stored (wrapping to the width), then mean's floor division of
- * the wrapped sum. */
-SK_INLINE void sk_seg_store_i(char *o, const char *old, int64_t *restrict acc, int64_t n,
-                              int64_t count, const sk_dtype DT, const sk_reduce RED) {
-    (void)old;
-    const size_t ES = sk_es(DT);
-    for (int64_t j = 0; j < n; j++) {
-        sk_store_i(o + (size_t)j * ES, acc[j], DT);
-        if (RED == SK_REDUCE_MEAN)
-            sk_store_i(o + (size_t)j * ES, sk_floor_div(sk_load_i(o + (size_t)j * ES, DT), count), DT);
-    }
+    return sk_floor_div(v, count);
 }
 
 #define SK_SEG_FT float
@@ -92,22 +97,14 @@ SK_INLINE void sk_seg_store_i(char *o, const char *old, int64_t *restrict acc, i
     } while (0)
 
 #define SK_DEFINE_SEG_KERNELS(DT, N, RED, R)                                                       \
-    SK_INTERNAL void sk_seg_keys_##N##_##R(const sk_seg_job *job, int64_t klo, int64_t khi,         \
-                                           bool hot) {                                             \
-        SK_SEG_BY_TYPE(DT, sk_seg_keys_f(job, klo, khi, hot, DT, RED),                             \
-                       sk_seg_keys_d(job, klo, khi, hot, DT, RED),                                 \
-                       sk_seg_keys_i(job, klo, khi, hot, DT, RED));                                \
+    SK_INTERNAL void sk_seg_bucket_##N##_##R(const sk_seg_job *job, int64_t b) {                   \
+        SK_SEG_BY_TYPE(DT, sk_seg_bucket_f(job, b, DT, RED), sk_seg_bucket_d(job, b, DT, RED),     \
+                       sk_seg_bucket_i(job, b, DT, RED));                                          \
     }                                                                                              \
-    SK_INTERNAL void sk_seg_chunk_##N##_##R(const sk_seg_job *job, int64_t k, int64_t c,            \
-                                            void *part) {                                          \
-        SK_SEG_BY_TYPE(DT, sk_seg_chunk_f(job, k, c, (float *)part, DT, RED),                      \
-                       sk_seg_chunk_d(job, k, c, (double *)part, DT, RED),                         \
-                       sk_seg_chunk_i(job, k, c, (int64_t *)part, DT, RED));                       \
-    }                                                                                              \
-    SK_INTERNAL void sk_seg_merge_##N##_##R(const sk_seg_job *job, int64_t k, void *parts) {       \
-        SK_SEG_BY_TYPE(DT, sk_seg_merge_f(job, k, (float *)parts, DT, RED),                        \
-                       sk_seg_merge_d(job, k, (double *)parts, DT, RED),                           \
-                       sk_seg_merge_i(job, k, (int64_t *)parts, DT, RED));                         \
+    SK_INTERNAL void sk_seg_finish_##N##_##R(const sk_seg_job *job, int64_t klo, int64_t khi) {    \
+        SK_SEG_BY_TYPE(DT, sk_seg_finish_f(job, klo, khi, DT, RED),                                \
+                       sk_seg_finish_d(job, klo, khi, DT, RED),                                    \
+                       sk_seg_finish_i(job, klo, khi, DT, RED));                                   \
     }
 
 #endif /* SK_CPU_SCATTER_SEGMENTS_FOLD_H */

@@ -6,19 +6,17 @@
  *   B. the counts turned into first positions, bucket by bucket and chunk
  *      by chunk (serial: chunks x buckets is small);
  *   C. per chunk: its rows placed into tmp at their bucket's positions;
- *   D. per bucket: its rows (in position order) counted and placed by key
- *      into perm, and end[k] set.
+ *   D. (by key only) per bucket: its rows (in position order) counted and
+ *      placed by key into perm, and end[k] set.
  * Rows keep their position order within a bucket (C walks chunks in order
  * into positions laid out chunk by chunk) and within a key (D walks the
  * bucket in order), whichever thread runs which chunk. */
 #include "cpu/cursor.h"
 #include "cpu/scatter/segments.h"
 
-/* Window keys of rows [r0, r1): -1 where the key is outside the window or
- * the index value is skipped (DROP). */
-static void sk_seg_keys_of(const sk_seg_job *job, int64_t r0, int64_t r1) {
+void sk_seg_keys_of(const sk_seg_job *job, int32_t *restrict key, int64_t r0, int64_t r1) {
     const sk_plan *rp = &job->rows;
-    int32_t *restrict key = job->key;
+    key -= r0;
     const uint64_t nwin = (uint64_t)job->nwin;
     const int64_t k0 = job->k0;
     if (job->rows_tight) {
@@ -47,7 +45,7 @@ static void sk_seg_keys_of(const sk_seg_job *job, int64_t r0, int64_t r1) {
 static void sk_seg_count_chunk(void *arg, int tid, int64_t chunk, int64_t r0, int64_t r1) {
     const sk_seg_job *job = arg;
     (void)tid;
-    sk_seg_keys_of(job, r0, r1);
+    sk_seg_keys_of(job, job->key + r0, r0, r1);
     int32_t *restrict h = job->hist + chunk * job->nbuckets;
     memset(h, 0, (size_t)job->nbuckets * sizeof(int32_t));
     const int32_t *restrict key = job->key;
@@ -56,8 +54,7 @@ static void sk_seg_count_chunk(void *arg, int tid, int64_t chunk, int64_t r0, in
         if (key[r] >= 0) h[key[r] >> sh]++;
 }
 
-/* B: counts to first positions; returns the rows in the window. */
-static int64_t sk_seg_positions(const sk_seg_job *job) {
+int64_t sk_seg_positions(const sk_seg_job *job) {
     int64_t at = 0;
     for (int64_t b = 0; b < job->nbuckets; b++) {
         for (int64_t c = 0; c < job->nchunks; c++) {
@@ -106,12 +103,12 @@ static void sk_seg_sort_buckets(void *arg, int tid, int64_t chunk, int64_t b0, i
     }
 }
 
-void sk_seg_window(sk_seg_job *job, int64_t k0, int64_t nwin) {
+void sk_seg_window(sk_seg_job *job, int64_t k0, int64_t nwin, int shift) {
     job->k0 = k0;
     job->nwin = nwin;
-    job->shift = 0;
-    while ((nwin - 1) >> job->shift >= SK_SEG_BUCKETS) job->shift++;
-    job->nbuckets = ((nwin - 1) >> job->shift) + 1;
+    while ((nwin - 1) >> shift >= SK_SEG_BUCKETS) shift++;
+    job->shift = shift;
+    job->nbuckets = ((nwin - 1) >> shift) + 1;
 }
 
 int64_t sk_seg_sort_chunks(int64_t nrows) {
@@ -127,7 +124,7 @@ bool sk_seg_sort_all(sk_seg_job *job, const sk_plan *rows, int64_t nkeys, int nt
     job->rows_tight = rows->ndim == 1 && rows->ncomp == 1;
     if (job->nrows <= 0 || job->nrows > INT32_MAX || nkeys <= 0 || nkeys > INT32_MAX) return false;
     job->nchunks = sk_seg_sort_chunks(job->nrows);
-    sk_seg_window(job, 0, nkeys);
+    sk_seg_window(job, 0, nkeys, 0);
     size_t rb = sk_scratch_round((size_t)job->nrows * sizeof(int32_t));
     size_t hb = sk_scratch_round((size_t)(job->nchunks * job->nbuckets) * sizeof(int32_t));
     size_t bb = sk_scratch_round((size_t)job->nbuckets * sizeof(int32_t));
@@ -140,7 +137,7 @@ bool sk_seg_sort_all(sk_seg_job *job, const sk_plan *rows, int64_t nkeys, int nt
     job->hist = sk_scratch_carve(&at, hb);
     job->bucket_end = sk_scratch_carve(&at, bb);
     job->end = (int32_t *)(void *)at;
-    sk_seg_sort(job, nthreads);
+    sk_seg_sort(job, nthreads, true);
     return true;
 }
 
@@ -149,11 +146,12 @@ void sk_seg_sort_free(sk_seg_job *job) {
     job->own = NULL;
 }
 
-void sk_seg_sort(sk_seg_job *job, int nthreads) {
+void sk_seg_sort(sk_seg_job *job, int nthreads, bool by_key) {
     int nt = sk_threads_for_work(nthreads, job->nrows);
     sk_parallel_chunks(nt, job->nrows, job->nchunks, sk_seg_count_chunk, job);
     sk_seg_positions(job);
     sk_parallel_chunks(nt, job->nrows, job->nchunks, sk_seg_place_chunk, job);
+    if (!by_key) return;
     int bt = sk_threads_for_work(nthreads, job->nrows + job->nwin);
     sk_parallel_chunks(bt, job->nbuckets, sk_chunks_for(bt, job->nbuckets, job->nwin / job->nbuckets + 1),
                        sk_seg_sort_buckets, job);
