@@ -174,7 +174,7 @@ SK_API size_t sk_result_cache_trim(size_t limit, bool set_limit);
 SK_API void sk_result_cache_info(int *blocks, size_t *held, size_t *limit);
 
 /* The name of the kernel path the last operator call on this thread ran,
- * e.g. "cpu/scatter/blocked_rows" ("" before any, or when the last call
+ * e.g. "cpu/scatter/segments" ("" before any, or when the last call
  * failed before running): for tests and performance work. */
 SK_API const char *sk_last_kernel(void);
 

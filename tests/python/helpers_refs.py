@@ -143,10 +143,52 @@ def _scatter_core(x, norm, block, axis, reduce, include_self):
         return r.to(torch.bool)
     if name in LOW_FLOAT_DTYPES:
         # SPEC: float16/bfloat16 reduce in float32 and round once at the end.
-        r = x.float().scatter_reduce(axis, norm, block.float(), reduce,
-                                     include_self=include_self)
-        return r.to(x.dtype)
-    return x.scatter_reduce(axis, norm, block, reduce, include_self=include_self)
+        xf, bf = x.float(), block.float()
+        r = xf.scatter_reduce(axis, norm, bf, reduce, include_self=include_self)
+        return _canonical_chunks(xf, norm, bf, axis, reduce, include_self, r).to(x.dtype)
+    r = x.scatter_reduce(axis, norm, block, reduce, include_self=include_self)
+    return _canonical_chunks(x, norm, block, axis, reduce, include_self, r)
+
+
+CANONICAL_CHUNK = 256
+
+
+def canonical_fold(start, values, prod):
+    """SPEC's canonical order: values (position order) in chunks of 256, the
+    first folded one after another into start, each later one from the
+    identity and then into the running value; in start's NumPy float type."""
+    t = type(start)
+    acc = start
+    for c in range(0, len(values), CANONICAL_CHUNK):
+        part = acc if c == 0 else (t(1) if prod else t(-0.0))
+        for v in values[c:c + CANONICAL_CHUNK]:
+            part = t(part * v) if prod else t(part + v)
+        acc = part if c == 0 else (t(acc * part) if prod else t(acc + part))
+    return acc
+
+
+def _canonical_chunks(x, norm, block, axis, reduce, include_self, r):
+    """torch's float scatter_reduce folds each target's updates one after
+    another: SPEC's canonical order up to 256 contributors. Targets with more
+    are folded again here by the contract's rule."""
+    if reduce not in ("sum", "mean", "prod"):
+        return r
+    flat = _flat_targets(x.shape, norm, axis)
+    counts = np.bincount(flat, minlength=x.numel()) if flat.size else np.zeros(0, np.int64)
+    heavy = np.nonzero(counts > CANONICAL_CHUNK)[0]
+    if heavy.size == 0:
+        return r
+    npt = np.float64 if x.dtype == torch.float64 else np.float32
+    xs, vals = x.reshape(-1).numpy().astype(npt), block.reshape(-1).numpy().astype(npt)
+    out = r.reshape(-1).clone()
+    prod = reduce == "prod"
+    for t in heavy:
+        start = xs[t] if include_self else (npt(1) if prod else npt(-0.0))
+        v = canonical_fold(start, vals[flat == t], prod)
+        if reduce == "mean":
+            v = npt(v / npt(counts[t] + (1 if include_self else 0)))
+        out[t] = float(v)
+    return out.reshape(r.shape)
 
 
 def ref_scatter(x, idx, src, axis, reduce=None, include_self=True, mode="error"):

@@ -109,10 +109,17 @@ static bool sk_inner_layout_of(const sk_plan *p, const sk_exec *ex, sk_inner_lay
                p->dtype != SK_DTYPE_BOOL;
     l->small = l->inner && n <= SK_INNER_INDEX16_MAX;
     if (one_d) l->index_bytes = (size_t)ilen * (l->small ? sizeof(uint16_t) : sizeof(int32_t));
-    size_t four = (size_t)l->nt * 4u * sizeof(float) * (size_t)n, row = (size_t)l->nt * (size_t)n * sizeof(float);
-    bool four_fits = SK_HAVE_ROWS4 && l->inner && p->shape[0] >= 4 &&
-                     p->comp_target_stride[0] == 1 && p->linear_stride[0] == n &&
-                     l->index_bytes + four <= budget;
+    /* the four-row buffers are per thread: fewer threads (at least two)
+     * rather than a slower kernel where the budget cannot hold them all */
+    size_t four_one = 4u * sizeof(float) * (size_t)n;
+    bool four_shape = SK_HAVE_ROWS4 && l->inner && p->shape[0] >= 4 &&
+                      p->comp_target_stride[0] == 1 && p->linear_stride[0] == n;
+    if (four_shape && l->index_bytes < budget) {
+        size_t most = (budget - l->index_bytes) / four_one;
+        if (most >= 2 && (size_t)l->nt > most) l->nt = (int)most;
+    }
+    size_t four = (size_t)l->nt * four_one, row = (size_t)l->nt * (size_t)n * sizeof(float);
+    bool four_fits = four_shape && l->index_bytes + four <= budget;
     if (SK_IS_HALF(p->dtype) && p->reduce != SK_REDUCE_NONE) {
         if (four_fits) l->rows_bytes = four;
         else if (l->inner && l->index_bytes + row <= budget) l->half_bytes = row;

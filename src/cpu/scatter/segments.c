@@ -126,13 +126,20 @@ static size_t sk_seg_scratch_bytes(const sk_seg_job *job) {
     return sk_seg_fixed_bytes(job) + sk_seg_window_bytes(job, job->win_rows);
 }
 
+/* x's data when the finish copies it (working rows, whole rows of out,
+ * both row-major), else NULL. */
+static const char *sk_seg_copy_source(const sk_seg_job *job, const sk_tensor *copy_from) {
+    const char *from = sk_copy_source(copy_from, job->ex->out);
+    bool whole = job->out_row_major && job->nkeys * job->len == sk_tensor_numel(job->ex->out);
+    return from && whole && job->use_acc ? from : NULL;
+}
+
 static bool sk_seg_applies(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
                            sk_path_need *need) {
-    (void)copy_from;
     sk_seg_job job;
     if (!sk_seg_layout(&job, p, ex)) return false;
     need->scratch_bytes = sk_seg_scratch_bytes(&job);
-    need->fuses_copy = false;
+    need->fuses_copy = sk_seg_copy_source(&job, copy_from) != NULL;
     return true;
 }
 
@@ -169,9 +176,9 @@ static void sk_seg_carve(sk_seg_job *job, char *at, _Atomic int32_t *next_part) 
 
 static sk_status sk_seg_run(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
                             void *scratch) {
-    (void)copy_from;
     sk_seg_job job;
     sk_seg_layout(&job, p, ex);
+    job.copy_src = sk_seg_copy_source(&job, copy_from);
     _Atomic int32_t next_part = 0;
     sk_seg_carve(&job, scratch, &next_part);
     memset(job.seen, 0, (size_t)job.nkeys * sizeof(int32_t));

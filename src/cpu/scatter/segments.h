@@ -62,6 +62,10 @@ struct sk_seg_job {
      * keys accumulate in out */
     char *acc;
     bool use_acc;                /* the layout: whether acc is kept */
+    /* with acc, x's data when the path fuses the copy (x and out row-major,
+     * whole rows): start values are read from it and untouched rows copied
+     * by the finish; NULL when out holds x's copy already */
+    const char *copy_src;
     void *own;                   /* sk_seg_sort_all's scratch, own_bytes long */
     size_t own_bytes;
     sk_seg_bucket_fn fold_bucket;
@@ -75,6 +79,11 @@ SK_INLINE int64_t sk_seg_begin(const sk_seg_job *job, int64_t k) {
 SK_INLINE int64_t sk_seg_out_offset(const sk_seg_job *job, int64_t k) {
     int64_t lin = (job->k0 + k) * job->len;
     return job->out_row_major ? lin : sk_offset_of_linear(job->ex->out, lin);
+}
+/* Where key k's start values (x's row) are. */
+SK_INLINE const char *sk_seg_x_row(const sk_seg_job *job, int64_t k, size_t es) {
+    if (job->copy_src) return job->copy_src + (size_t)((job->k0 + k) * job->len) * es;
+    return job->p->target + (ptrdiff_t)sk_seg_out_offset(job, k) * (ptrdiff_t)es;
 }
 /* Element offset of update row r's first element in src. */
 SK_INLINE int64_t sk_seg_src_offset(const sk_seg_job *job, int64_t r) {

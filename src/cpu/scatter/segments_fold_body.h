@@ -55,9 +55,8 @@ SK_INLINE void SK_SEG_NAME(sk_seg_step)(const sk_seg_job *job, int64_t k, int64_
         SK_SEG_NAME(sk_seg_set)(a, row, len, DT);
         return;
     }
-    if (s == 0 && job->acc) /* the working row starts from x, still in out */
-        SK_SEG_NAME(sk_seg_set)(a, job->p->target + (ptrdiff_t)sk_seg_out_offset(job, k) *
-                                       (ptrdiff_t)sk_es(DT), len, DT);
+    if (s == 0 && job->acc) /* the working row starts from x */
+        SK_SEG_NAME(sk_seg_set)(a, sk_seg_x_row(job, k, sk_es(DT)), len, DT);
     if (!CHUNKED || s < SK_CANONICAL_CHUNK) {
         SK_SEG_NAME(sk_seg_fold)(a, row, len, DT, OP);
     } else if (s % SK_CANONICAL_CHUNK != 0) {
@@ -95,7 +94,12 @@ SK_INLINE void SK_SEG_NAME(sk_seg_finish)(const sk_seg_job *job, int64_t klo, in
     const int64_t len = job->len;
     for (int64_t k = klo; k < khi; k++) {
         int64_t n = job->seen[k];
-        if (n == 0) continue; /* untouched: out keeps x */
+        if (n == 0) { /* untouched: out keeps x */
+            if (job->copy_src)
+                memcpy(job->p->target + (ptrdiff_t)sk_seg_out_offset(job, k) * (ptrdiff_t)sk_es(DT),
+                       sk_seg_x_row(job, k, sk_es(DT)), (size_t)len * sk_es(DT));
+            continue;
+        }
         char *a = SK_SEG_NAME(sk_seg_acc_row)(job, k, DT);
         if (CHUNKED && n > SK_CANONICAL_CHUNK)
             SK_SEG_NAME(sk_seg_fold_acc)(a, SK_SEG_NAME(sk_seg_part_row)(job, k), len, DT, OP);
@@ -106,7 +110,8 @@ SK_INLINE void SK_SEG_NAME(sk_seg_finish)(const sk_seg_job *job, int64_t klo, in
         if (!job->acc) continue;
         char *o = job->p->target + (ptrdiff_t)sk_seg_out_offset(job, k) * (ptrdiff_t)sk_es(DT);
         if (SK_IS_HALF(DT)) /* a NaN already in x keeps its bits (sk_half_round) */
-            sk_f32_run_to_half((uint16_t *)(void *)o, 1, (const uint16_t *)(const void *)o, 1,
+            sk_f32_run_to_half((uint16_t *)(void *)o, 1,
+                               (const uint16_t *)(const void *)sk_seg_x_row(job, k, 2), 1,
                                (const float *)(const void *)a, len, DT == SK_DTYPE_BFLOAT16);
         else
             memcpy(o, a, (size_t)len * sk_es(DT));

@@ -1,0 +1,143 @@
+"""The canonical order of float sums, means and products (docs/CONTRACT.md):
+bitwise equal to a plain fold written here from the contract, whatever the
+layout of the index, the path, the size or the thread count."""
+import numpy as np
+import pytest
+
+import scatterkit as sk
+
+CHUNK = 256
+
+
+def canonical_fold(start, values, prod=False):
+    """The contract's fold, one value after another in the working type of
+    `start` (float32 or float64)."""
+    t = start.dtype.type
+    acc = start
+    for c in range(0, len(values), CHUNK):
+        part = acc if c == 0 else (t(1) if prod else t(-0.0))
+        for v in values[c:c + CHUNK]:
+            part = t(part * v) if prod else t(part + v)
+        acc = part if c == 0 else (t(acc * part) if prod else t(acc + part))
+    return acc
+
+
+def reference_index_add(x, index, updates, reduce="sum", include_self=True):
+    """index_scatter along axis 0 of a 2-d x, in the canonical order."""
+    out = x.copy()
+    for t in range(x.shape[0]):
+        rows = np.nonzero(index == t)[0]
+        if len(rows) == 0:
+            continue
+        for j in range(x.shape[1]):
+            vals = updates[rows, j]
+            prod = reduce == "prod"
+            t0 = x.dtype.type
+            start = x[t, j] if include_self else (t0(1) if prod else t0(-0.0))
+            v = canonical_fold(start, vals, prod)
+            if reduce == "mean":
+                v = x.dtype.type(v / x.dtype.type(len(rows) + (1 if include_self else 0)))
+            out[t, j] = v
+    return out
+
+
+def hot_index(n_rows, n_targets, rng):
+    """Three rows in four go to target 0 (thousands of contributors: many chunks)."""
+    idx = rng.integers(0, n_targets, n_rows)
+    idx[rng.random(n_rows) < 0.75] = 0
+    return idx
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduce", ["sum", "mean", "prod"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_index_scatter_hot_target_is_canonical(dtype, reduce, include_self):
+    rng = np.random.default_rng(7)
+    idx = hot_index(3000, 20, rng)
+    upd = rng.uniform(0.5, 1.5, (3000, 5)).astype(dtype)
+    x = rng.uniform(-1, 1, (20, 5)).astype(dtype)
+    want = reference_index_add(x, idx, upd, reduce, include_self)
+    got = sk.index_scatter(x, idx, upd, 0, reduce=reduce, include_self=include_self)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_serial_sum_matches_numpy_add_at():
+    """At most 256 contributors per target: exactly the serial loop."""
+    rng = np.random.default_rng(1)
+    idx = rng.integers(0, 5000, 200000)
+    src = rng.standard_normal((200000, 8)).astype(np.float32)
+    x = rng.standard_normal((5000, 8)).astype(np.float32)
+    want = x.copy()
+    np.add.at(want, idx, src)
+    got = sk.index_scatter(x, idx, src, 0, reduce="sum")
+    np.testing.assert_array_equal(got, want)
+
+
+def test_expanded_and_contiguous_index_same_bits():
+    rng = np.random.default_rng(2)
+    idx = hot_index(20000, 50, rng)
+    src = rng.standard_normal((20000, 17)).astype(np.float32)
+    x = np.zeros((50, 17), np.float32)
+    expanded = np.broadcast_to(idx[:, None], (20000, 17))
+    a = sk.scatter(x, expanded, src, 0, reduce="sum")
+    b = sk.scatter(x, np.ascontiguousarray(expanded), src, 0, reduce="sum")
+    c = sk.index_scatter(x, idx, src, 0, reduce="sum")
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a, c)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 7, 16, 64])
+def test_same_bits_at_every_thread_count(threads):
+    rng = np.random.default_rng(3)
+    idx = hot_index(40000, 300, rng)
+    src = rng.standard_normal((40000, 9)).astype(np.float32)
+    x = rng.standard_normal((300, 9)).astype(np.float32)
+    before = sk.get_num_threads()
+    try:
+        sk.set_num_threads(1)
+        want = sk.index_scatter(x, idx, src, 0, reduce="sum")
+        sk.set_num_threads(threads)
+        got = sk.index_scatter(x, idx, src, 0, reduce="sum")
+    finally:
+        sk.set_num_threads(before)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_inner_axis_with_repeated_values_is_canonical():
+    """index_add along the last axis with one value repeated 600 times."""
+    rng = np.random.default_rng(4)
+    idx = rng.integers(0, 40, 2000)
+    idx[:600] = 3
+    upd = rng.standard_normal((6, 2000)).astype(np.float32)
+    x = rng.standard_normal((6, 40)).astype(np.float32)
+    got = sk.index_scatter(x, idx, upd, 1, reduce="sum")
+    want = reference_index_add(x.T.copy(), idx, upd.T.copy()).T
+    np.testing.assert_array_equal(got, want)
+
+
+def test_gather_backward_sums_are_canonical():
+    """grad_x of a gather is a scatter-sum of grad_out: the same order."""
+    torch = pytest.importorskip("torch")
+    import scatterkit.torch as skt
+    rng = np.random.default_rng(5)
+    idx = hot_index(5000, 10, rng)
+    x = torch.zeros(10, 3, dtype=torch.float64, requires_grad=True)
+    g = rng.standard_normal((5000, 3))
+    out = skt.index_select(x, torch.from_numpy(idx), 0)
+    out.backward(torch.from_numpy(g))
+    want = reference_index_add(np.zeros((10, 3)), idx, g)
+    np.testing.assert_array_equal(x.grad.numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_types_fold_in_float32(dtype):
+    torch = pytest.importorskip("torch")
+    tdt = getattr(torch, dtype)
+    rng = np.random.default_rng(6)
+    idx = hot_index(4000, 8, rng)
+    upd = torch.from_numpy(rng.uniform(-1, 1, (4000, 4)).astype(np.float32)).to(tdt)
+    x = torch.from_numpy(rng.uniform(-1, 1, (8, 4)).astype(np.float32)).to(tdt)
+    want32 = reference_index_add(x.float().numpy(), idx, upd.float().numpy())
+    want = torch.from_numpy(want32).to(tdt)
+    got = sk.index_scatter(x, torch.from_numpy(idx), upd, 0, reduce="sum")
+    assert torch.equal(got.view(torch.int16), want.view(torch.int16))
