@@ -312,3 +312,9 @@ from ._backward import (  # noqa: E402  (they call the forward functions above)
     masked_scatter_backward,
     tensor_scatter_backward,
 )
+
+# The plain functions given torch tensors that require grad run through
+# scatterkit.torch (the backward functions refuse them): never a silent detach.
+from . import _route  # noqa: E402
+
+_route.install(globals(), __all__[:12], [n for n in __all__ if n.endswith("_backward")])
