@@ -31,8 +31,8 @@ import torch
 
 from .._args import (_GATHER_MODES, _REDUCE, _SCATTER_MODES, _TENSOR_SCATTER_MODES, _choice,
                      _flag, _slice_args)
-from ._autograd import FUNCTIONS
-from ._ops import OPS, SLICE_NONE
+from ._autograd import apply, plain_eager
+from ._ops import KERNELS, OPS, SLICE_NONE
 from . import _vmap  # noqa: F401  (registers the batching rules)
 
 __all__ = [
@@ -124,13 +124,12 @@ def _check_out(op, args, out):
 
 def _call(op, args, out=None):
     if out is None:
-        if torch.compiler.is_compiling():
-            # the op itself: compile and export trace it with its registered autograd
-            return OPS[op](*args)
-        # the autograd.Function front end: torch.func needs its setup_context
-        return FUNCTIONS[op].apply(*args)
+        return apply(op, args)
     _check_out(op, args, out)
-    OPS[op + "_out"](*args, out)
+    if plain_eager((*args, out)):
+        KERNELS[op + "_out"](*args, out)
+    else:
+        OPS[op + "_out"](*args, out)
     return out
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import torch
 
 from ._grad_ops import BACKWARD_OPS
-from ._ops import OPS
+from ._ops import KERNELS, OPS
 
 _READS_VALUES = ("prod", "amax", "amin")
 
@@ -85,12 +85,34 @@ def forward_setup(spec):
     return setup_context
 
 
-def _apply(functions, ops, name, *args):
-    """ops[name](*args) through its autograd.Function front end (torch.func
-    needs its setup_context), or the op itself while compile or export
-    traces (they use the autograd registered on the op)."""
+def plain_eager(args):
+    """True when the kernel may be called directly: plain tensors (no fake,
+    meta-mode or functorch-wrapped ones), no dispatch mode, no torch.func
+    transform active, not being traced."""
+    if (torch._C._functorch.peek_interpreter_stack() is not None
+            or torch._C._len_torch_dispatch_stack() or torch.compiler.is_compiling()):
+        return False
+    wrapped = torch._C._functorch.is_functorch_wrapped_tensor
+    return all(type(a) is torch.Tensor and not wrapped(a)
+               for a in args if isinstance(a, torch.Tensor))
+
+
+def _tracks_grad(args):
+    return torch.is_grad_enabled() and any(
+        isinstance(a, torch.Tensor) and a.requires_grad for a in args)
+
+
+def apply(name, args, backward=False):
+    """The op `name` (its backward op when backward) on args by the cheapest route that keeps autograd: the
+    kernel itself when no gradient is tracked (eager, plain tensors), the
+    op while compile or export traces (they use the autograd registered on
+    it), else the autograd.Function front end (torch.func needs its
+    setup_context)."""
+    functions, ops = (BACKWARD_FUNCTIONS, BACKWARD_OPS) if backward else (FUNCTIONS, OPS)
     if torch.compiler.is_compiling():
         return ops[name](*args)
+    if not _tracks_grad(args) and plain_eager(args):
+        return KERNELS[name + "_backward" if backward else name](*args)
     return functions[name].apply(*args)
 
 
@@ -103,8 +125,7 @@ def forward_backward(spec, name):
         if not any(needs):
             return tuple(grads)
         flags = needs if len(diff) > 1 else []
-        res = _apply(BACKWARD_FUNCTIONS, BACKWARD_OPS, name, grad, *_saved(ctx), *ctx.shapes,
-                     *ctx.others, *flags)
+        res = apply(name, (grad, *_saved(ctx), *ctx.shapes, *ctx.others, *flags), True)
         res = res if len(diff) > 1 else (res,)
         for i, need, r in zip(diff, needs, res):
             if need:
@@ -152,14 +173,16 @@ def _backward_backward(name, spec):
                 args.append(g if need and g is not None else ctx.like.new_zeros(shape))
             else:
                 args.append(next(aux) if role == "a" else next(others) if role == "s" else None)
-        grads[0] = _apply(FUNCTIONS, OPS, name, *args)
+        grads[0] = apply(name, args)
         return tuple(grads)
     return backward
 
 
 def _function(name, op, setup_context, backward):
+    kernel = KERNELS[name]
+
     def forward(*args):
-        return op(*args)
+        return kernel(*args) if plain_eager(args) else op(*args)
 
     return type(f"ScatterkitFunction_{name}", (torch.autograd.Function,), {
         "forward": staticmethod(forward),

@@ -135,7 +135,12 @@ WITH_OUT = ("scatter", "index_scatter", "scatter_nd", "slice_scatter", "diagonal
             "select_scatter", "masked_scatter", "tensor_scatter")
 
 
+#: name -> the Python kernel of the op of that name (the fast eager path)
+KERNELS = {}
+
+
 def _define(name, schema, kernel, fake, mutates=()):
+    KERNELS[name] = kernel
     op = torch.library.custom_op("scatterkit::" + name, kernel, mutates_args=mutates,
                                  schema=schema)
     op.register_fake(fake)
