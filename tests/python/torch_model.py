@@ -35,6 +35,6 @@ def forward(x, w):
     m = skt.masked_scatter(v, MASK, s * r.sum())
     sel = skt.masked_select(m, MASK)
     c = skt.tensor_scatter(m.reshape(2, 3, 4), r[:2].reshape(2, 1, 4), WRITE, axis=1)
-    buf = torch.empty(6, 4, dtype=x.dtype)                        # the out= form
+    buf = torch.empty_like(h.detach())                            # the out= form
     skt.scatter(h.detach(), INDEX, g.detach(), 0, reduce="sum", out=buf)
     return sel.sum() + c.square().sum() + s.sum() * 0.5 + buf.sum() * 0.25

@@ -30,14 +30,14 @@ def _indexed(src_arg, forward_args):
 BACKWARD = {
     # name: (schema arguments after grad, plain call (args -> (args, kwargs)))
     "gather": (
-        "Tensor index, SymInt[] x_shape, int[] axis, bool is_axes, str mode",
+        "Tensor index, SymInt[] x_shape, int[] axis, bool is_axes, str index_mode",
         lambda g, i, xs, ax, multi, mode: ((g, tuple(xs), i, _axis(ax, multi)),
                                            {"mode": mode})),
     "index_select": (
-        "Tensor index, SymInt[] x_shape, int axis, str mode",
+        "Tensor index, SymInt[] x_shape, int axis, str index_mode",
         lambda g, i, xs, ax, mode: ((g, tuple(xs), i, ax), {"mode": mode})),
     "gather_nd": (
-        "Tensor index, SymInt[] x_shape, int batch_dims, str mode",
+        "Tensor index, SymInt[] x_shape, int batch_dims, str index_mode",
         lambda g, i, xs, bd, mode: ((g, tuple(xs), i), {"batch_dims": bd, "mode": mode})),
     "masked_select": (
         "Tensor mask, SymInt[] x_shape",
@@ -45,18 +45,18 @@ BACKWARD = {
     "scatter": (
         "Tensor index, Tensor? x, Tensor? src, Tensor? result, SymInt[] x_shape, "
         "SymInt[] src_shape, int[] axis, bool is_axes, str? reduce, bool include_self, "
-        "str mode, bool need_x, bool need_src",
+        "str index_mode, bool need_x, bool need_src",
         _indexed("grad_src", lambda ax, multi, r, inc, mode: (
             (_axis(ax, multi),), {"reduce": r, "include_self": inc, "mode": mode}))),
     "index_scatter": (
         "Tensor index, Tensor? x, Tensor? updates, Tensor? result, SymInt[] x_shape, "
-        "SymInt[] updates_shape, int axis, str? reduce, bool include_self, str mode, "
+        "SymInt[] updates_shape, int axis, str? reduce, bool include_self, str index_mode, "
         "bool need_x, bool need_updates",
         _indexed("grad_updates", lambda ax, r, inc, mode: (
             (ax,), {"reduce": r, "include_self": inc, "mode": mode}))),
     "scatter_nd": (
         "Tensor index, Tensor? x, Tensor? updates, Tensor? result, SymInt[] x_shape, "
-        "SymInt[] updates_shape, str? reduce, str mode, bool need_x, bool need_updates",
+        "SymInt[] updates_shape, str? reduce, str index_mode, bool need_x, bool need_updates",
         _indexed("grad_updates", lambda r, mode: ((), {"reduce": r, "mode": mode}))),
     "slice_scatter": (
         "SymInt[] x_shape, SymInt[] src_shape, int[] axes, int[] starts, int[] stops, "
@@ -81,7 +81,7 @@ BACKWARD = {
             (g, tuple(xs), m, tuple(ss)), {"grad_x": _want(nx), "grad_source": _want(ns)})),
     "tensor_scatter": (
         "Tensor? write_indices, SymInt[] cache_shape, SymInt[] update_shape, int axis, "
-        "str mode, bool need_cache, bool need_update",
+        "str write_mode, bool need_cache, bool need_update",
         lambda g, w, cs, us, ax, mode, nc, nu: (
             (g, tuple(cs), tuple(us), w), {"axis": ax, "mode": mode,
                                            "grad_cache": _want(nc), "grad_update": _want(nu)})),

@@ -8,7 +8,9 @@ registered for every device. The fake (meta) implementations give the
 output's shape and dtype for torch.compile and torch.export; masked_select's
 length depends on the mask's values and is a dynamic size there.
 
-Argument conventions (all ops): an axis that may be a tuple is ``int[] axis``
+Argument conventions (all ops): the index mode is ``index_mode`` and
+tensor_scatter's mode ``write_mode`` (inductor's handling of a mutating op
+passes a keyword named ``mode`` of its own); an axis that may be a tuple is ``int[] axis``
 with ``bool is_axes`` (False: the single int axis[0]); a slice bound that is
 None is ``SLICE_NONE``; a gradient that was not asked for comes back as an
 empty tensor (its ``need_*`` flag False)."""
@@ -76,34 +78,34 @@ def _masked_select_fake(x, mask):
 FORWARD = {
     # name: (schema arguments, plain call (args -> (args, kwargs)), output shape)
     "gather": (
-        "Tensor x, Tensor index, int[] axis, bool is_axes, str mode, Tensor? fill_value",
+        "Tensor x, Tensor index, int[] axis, bool is_axes, str index_mode, Tensor? fill_value",
         lambda x, i, ax, multi, mode, fv: ((x, i, _axis(ax, multi)),
                                            {"mode": mode, "fill_value": _fill(fv)}),
         _gather_shape),
     "index_select": (
-        "Tensor x, Tensor index, int axis, str mode, Tensor? fill_value",
+        "Tensor x, Tensor index, int axis, str index_mode, Tensor? fill_value",
         lambda x, i, ax, mode, fv: ((x, i, ax), {"mode": mode, "fill_value": _fill(fv)}),
         _index_select_shape),
     "gather_nd": (
-        "Tensor x, Tensor index, int batch_dims, str mode, Tensor? fill_value",
+        "Tensor x, Tensor index, int batch_dims, str index_mode, Tensor? fill_value",
         lambda x, i, bd, mode, fv: ((x, i), {"batch_dims": bd, "mode": mode,
                                              "fill_value": _fill(fv)}),
         _gather_nd_shape),
     "masked_select": ("Tensor x, Tensor mask", lambda x, m: ((x, m), {}), None),
     "scatter": (
         "Tensor x, Tensor index, Tensor src, int[] axis, bool is_axes, str? reduce, "
-        "bool include_self, str mode",
+        "bool include_self, str index_mode",
         lambda x, i, s, ax, multi, r, inc, mode: (
             (x, i, s, _axis(ax, multi)), {"reduce": r, "include_self": inc, "mode": mode}),
         "x"),
     "index_scatter": (
         "Tensor x, Tensor index, Tensor updates, int axis, str? reduce, bool include_self, "
-        "str mode",
+        "str index_mode",
         lambda x, i, u, ax, r, inc, mode: ((x, i, u, ax), {"reduce": r, "include_self": inc,
                                                            "mode": mode}),
         "x"),
     "scatter_nd": (
-        "Tensor x, Tensor index, Tensor updates, str? reduce, str mode",
+        "Tensor x, Tensor index, Tensor updates, str? reduce, str index_mode",
         lambda x, i, u, r, mode: ((x, i, u), {"reduce": r, "mode": mode}),
         "x"),
     "slice_scatter": (
@@ -125,7 +127,7 @@ FORWARD = {
         lambda x, m, s: ((x, m, s), {}),
         "x"),
     "tensor_scatter": (
-        "Tensor cache, Tensor update, Tensor? write_indices, int axis, str mode",
+        "Tensor cache, Tensor update, Tensor? write_indices, int axis, str write_mode",
         lambda c, u, w, ax, mode: ((c, u, w), {"axis": ax, "mode": mode}),
         "x"),
 }
