@@ -10,6 +10,7 @@ the backward op's autograd calls the forward op on the incoming gradients.
 Gradients of any order follow. prod/amax/amin pass the values of x, src
 and the result to the backward op, whose own backward raises."""
 
+import inspect
 from dataclasses import dataclass
 
 import torch
@@ -78,10 +79,12 @@ def _saved(ctx):
 
 
 def forward_setup(spec):
+    diff, others, aux = spec.at("d"), spec.at("s"), spec.at("a")
+
     def setup_context(ctx, inputs, output):
-        ctx.shapes = [tuple(inputs[i].shape) for i in spec.at("d")]
-        ctx.others = [inputs[i] for i in spec.at("s")]
-        _save(ctx, [inputs[i] for i in spec.at("a")] + list(_values(spec, inputs, output)))
+        ctx.shapes = [tuple(inputs[i].shape) for i in diff]
+        ctx.others = [inputs[i] for i in others]
+        _save(ctx, [inputs[i] for i in aux] + list(_values(spec, inputs, output)))
     return setup_context
 
 
@@ -183,6 +186,10 @@ def _function(name, op, setup_context, backward):
 
     def forward(*args):
         return kernel(*args) if plain_eager(args) else op(*args)
+
+    # Function.apply binds the arguments to forward's signature on every
+    # call: computed once here instead of by inspect each time
+    forward.__signature__ = inspect.signature(forward)
 
     return type(f"ScatterkitFunction_{name}", (torch.autograd.Function,), {
         "forward": staticmethod(forward),
