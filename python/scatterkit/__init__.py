@@ -236,9 +236,10 @@ def tensor_scatter(cache, update, write_indices=None, *, axis=-2, mode="linear",
 # Threads
 # ---------------------------------------------------------------------------
 def set_num_threads(n):
-    """Process-wide thread count; n < 1 resets to the default (the CPUs this
-    process may use, or SCATTERKIT_NUM_THREADS); counts above 256 mean 256
-    (get_num_threads then returns 256). Results do not depend on it.
+    """Process-wide thread count; n < 1 resets to the default
+    (SCATTERKIT_NUM_THREADS, else OMP_NUM_THREADS, else the CPUs this process
+    may use: its affinity mask capped by its cgroup CPU quota); counts above
+    256 mean 256 (get_num_threads then returns 256). Results do not depend on it.
     After a parallel call the threads poll for the next call for
     SCATTERKIT_SPIN_US microseconds (default 2000; 0: they sleep at once),
     yielding the CPU to any other runnable thread."""
@@ -312,3 +313,9 @@ from ._backward import (  # noqa: E402  (they call the forward functions above)
     masked_scatter_backward,
     tensor_scatter_backward,
 )
+
+# The plain functions given torch tensors that require grad run through
+# scatterkit.torch (the backward functions refuse them): never a silent detach.
+from . import _route  # noqa: E402
+
+_route.install(globals(), __all__[:12], [n for n in __all__ if n.endswith("_backward")])

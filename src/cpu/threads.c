@@ -12,28 +12,113 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 static atomic_int sk_num_threads_setting; /* 0: not set, use the default */
 
-static int sk_default_threads(void) {
-    const char *env = getenv("SCATTERKIT_NUM_THREADS");
-    if (env && *env) {
-        char *end;
-        long v = strtol(env, &end, 10);
-        if (*end == '\0' && v >= 1) return v > SK_MAX_THREADS ? SK_MAX_THREADS : (int)v;
+static int sk_clamp_threads(long n) { return n > SK_MAX_THREADS ? SK_MAX_THREADS : (int)n; }
+
+/* The leading positive integer of a thread-count variable ("4", or OpenMP's
+ * nested list "4,2"); 0 when there is none. */
+int sk_threads_from_env_text(const char *text) {
+    if (!text || !*text) return 0;
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (end == text || v < 1 || (*end != '\0' && *end != ',')) return 0;
+    return sk_clamp_threads(v);
+}
+
+/* The first line of a small file, or false. */
+static bool sk_read_line(const char *path, char *buf, size_t size) {
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    bool ok = fgets(buf, (int)size, f) != NULL;
+    fclose(f);
+    return ok;
+}
+
+/* CPUs a quota of `quota` microseconds per `period` allows, rounded up; 0
+ * for no quota. */
+static int sk_quota_cpus(long long quota, long long period) {
+    if (quota <= 0 || period <= 0) return 0;
+    long long n = (quota + period - 1) / period;
+    return n > SK_MAX_THREADS ? SK_MAX_THREADS : (int)n;
+}
+
+/* The cgroup path of this process in the unified (v2) hierarchy, from the
+ * "0::<path>" line of /proc/self/cgroup; "" when there is none. */
+static void sk_cgroup_v2_path(char *path, size_t size) {
+    path[0] = '\0';
+    FILE *f = fopen("/proc/self/cgroup", "r");
+    if (!f) return;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "0::", 3) != 0) continue;
+        line[strcspn(line, "\n")] = '\0';
+        snprintf(path, size, "%s", strcmp(line + 3, "/") == 0 ? "" : line + 3);
+        break;
     }
+    fclose(f);
+}
+
+/* The CPU quota of this process's cgroup under `root` (normally
+ * /sys/fs/cgroup): v2's cpu.max ("max 100000" or "<quota> <period>") in its
+ * own cgroup or at the root, else v1's cpu.cfs_quota_us / cpu.cfs_period_us.
+ * 0 when there is no quota or it cannot be read. */
+int sk_cgroup_cpu_quota(const char *root) {
+    char own[256], path[1024], line[128];
+    sk_cgroup_v2_path(own, sizeof own);
+    const char *v2[] = {own, ""};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s%s/cpu.max", root, v2[i]);
+        if (!sk_read_line(path, line, sizeof line)) continue;
+        long long quota, period;
+        if (sscanf(line, "%lld %lld", &quota, &period) == 2) return sk_quota_cpus(quota, period);
+        return 0; /* "max ...": no limit */
+    }
+    const char *v1[] = {"cpu", "cpu,cpuacct", "cpuacct,cpu"};
+    for (int i = 0; i < 3; i++) {
+        char qline[64];
+        snprintf(path, sizeof path, "%s/%s/cpu.cfs_quota_us", root, v1[i]);
+        if (!sk_read_line(path, qline, sizeof qline)) continue;
+        snprintf(path, sizeof path, "%s/%s/cpu.cfs_period_us", root, v1[i]);
+        if (!sk_read_line(path, line, sizeof line)) return 0;
+        return sk_quota_cpus(atoll(qline), atoll(line));
+    }
+    return 0;
+}
+
+/* The CPUs this process may use: its affinity mask, capped by its cgroup's
+ * CPU quota (read once: a quota does not change under a running process as
+ * a rule, and the default is asked for on every call). */
+static int sk_usable_cpus(void) {
+    static atomic_int quota = -1;
+    int q = atomic_load_explicit(&quota, memory_order_relaxed);
+    if (q < 0) {
+        q = sk_cgroup_cpu_quota("/sys/fs/cgroup");
+        atomic_store_explicit(&quota, q, memory_order_relaxed);
+    }
+    long n = 0;
 #ifdef CPU_COUNT
     cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        int n = CPU_COUNT(&set);
-        if (n >= 1) return n > SK_MAX_THREADS ? SK_MAX_THREADS : n;
-    }
+    if (sched_getaffinity(0, sizeof set, &set) == 0) n = CPU_COUNT(&set);
 #endif
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n >= 1 ? (n > SK_MAX_THREADS ? SK_MAX_THREADS : (int)n) : 1;
+    if (n < 1) n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1) n = 1;
+    if (q > 0 && q < n) n = q;
+    return sk_clamp_threads(n);
+}
+
+/* SCATTERKIT_NUM_THREADS, then OMP_NUM_THREADS (as PyTorch and OpenMP
+ * libraries read it), then the CPUs this process may use. */
+static int sk_default_threads(void) {
+    int n = sk_threads_from_env_text(getenv("SCATTERKIT_NUM_THREADS"));
+    if (n < 1) n = sk_threads_from_env_text(getenv("OMP_NUM_THREADS"));
+    return n >= 1 ? n : sk_usable_cpus();
 }
 
 sk_status sk_set_num_threads(int32_t n) {

@@ -25,9 +25,11 @@ static const struct {
     {"tensor", test_tensor, true},
     {"dlpack", test_dlpack, true},
     {"threads", test_threads, true},
+    {"threads_default", test_threads_default, true},
     {"pool_wakes", test_pool_wakes, true},
     {"scratch_cache", test_scratch_cache, true},
     {"env_threads", test_env_threads, false},
+    {"omp_threads", test_omp_threads, false},
 };
 
 int main(int argc, char **argv) {

@@ -359,12 +359,15 @@ def test_sum_does_not_keep_inputs_alive():
         assert (src.data_ptr() in ptrs) == keeps, reduce
 
 
-def test_out_is_refused():
+def test_out_follows_torch():
+    """out= writes when nothing requires grad, and is refused as torch
+    refuses it otherwise (tests/python/test_torch_grad_mode.py has more)."""
     x = torch.zeros(3)
-    with pytest.raises(TypeError, match="out= is not supported"):
-        skt.scatter(x, torch.tensor([0]), torch.ones(1), 0, out=x)
-    with pytest.raises(TypeError, match="out= is not supported"):
-        skt.slice_scatter(x, torch.ones(1), 0, 0, 1, out=x)
+    assert skt.scatter(x, torch.tensor([0]), torch.ones(1), 0, out=x) is x
+    assert x.tolist() == [1.0, 0.0, 0.0]
+    leaf = torch.zeros(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="out=... arguments don't support automatic"):
+        skt.slice_scatter(x, torch.ones(1), 0, 0, 1, out=leaf)
 
 
 def test_errors_pass_through():
@@ -375,11 +378,13 @@ def test_errors_pass_through():
         skt.scatter(x, torch.tensor([0]), torch.ones(1), 0, reduce="max")
 
 
-def test_double_backward_is_refused():
+def test_double_backward_of_prod_is_refused():
+    """gather's double backward works (test_torch_double_backward.py); a
+    prod scatter's raises, naming the operator."""
     x = torch.randn(3, dtype=F64, requires_grad=True)
-    y = skt.gather(x, torch.tensor([0, 0, 2]), 0)
+    y = skt.scatter(x, torch.tensor([0, 0, 2]), x.detach() + 1, 0, reduce="prod")
     (g,) = torch.autograd.grad(y.pow(2).sum(), x, create_graph=True)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="scatterkit.scatter: double backward"):
         g.sum().backward()
 
 

@@ -11,6 +11,8 @@ void test_tensor(void);
 void test_dlpack(void);
 void test_threads(void);
 void test_env_threads(void);
+void test_omp_threads(void);
+void test_threads_default(void);
 void test_pool_wakes(void);
 void test_scratch_cache(void);
 

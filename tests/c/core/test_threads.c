@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------------ */
 /* thread count                                                             */
@@ -43,6 +45,82 @@ void test_env_threads(void) {
     sk_set_num_threads(0);
     SKT_CHECK(sk_get_num_threads() == want, "set 0 -> get %d, expected %d from the environment",
               (int)sk_get_num_threads(), want);
+}
+
+/* Run by ctest with OMP_NUM_THREADS set and SCATTERKIT_NUM_THREADS unset:
+ * OpenMP's variable (its first entry) is the default. */
+void test_omp_threads(void) {
+    const char *env = getenv("OMP_NUM_THREADS");
+    if (!env || getenv("SCATTERKIT_NUM_THREADS")) {
+        skt_fail("omp_threads must run with OMP_NUM_THREADS set, SCATTERKIT_NUM_THREADS unset");
+        return;
+    }
+    int want = atoi(env);
+    SKT_CHECK(sk_get_num_threads() == want, "OMP_NUM_THREADS=%s -> get %d", env,
+              (int)sk_get_num_threads());
+}
+
+/* Internal to src/cpu/threads.c, declared here for the test. */
+int sk_threads_from_env_text(const char *text);
+int sk_cgroup_cpu_quota(const char *root);
+
+static void skt_write(const char *dir, const char *name, const char *text) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        skt_fail("cannot write %s", path);
+        return;
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+static void skt_remove(const char *dir, const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    remove(path);
+}
+
+/* The parsing of the thread-count variables and of the cgroup CPU quota
+ * files (v2 cpu.max, v1 cpu.cfs_quota_us / cpu.cfs_period_us), on files
+ * written into a temporary directory standing for /sys/fs/cgroup. */
+void test_threads_default(void) {
+    const struct { const char *text; int want; } env[] = {
+        {"4", 4}, {"4,2", 4}, {"1", 1}, {"0", 0}, {"-3", 0}, {"", 0}, {"x", 0}, {"3x", 0},
+        {"100000", 256}, /* the most threads (scatterkit.set_num_threads says so) */
+    };
+    for (size_t i = 0; i < sizeof env / sizeof env[0]; i++)
+        SKT_CHECK(sk_threads_from_env_text(env[i].text) == env[i].want, "\"%s\" -> %d, want %d",
+                  env[i].text, sk_threads_from_env_text(env[i].text), env[i].want);
+    SKT_CHECK(sk_threads_from_env_text(NULL) == 0, "NULL -> 0");
+    char root[] = "/tmp/skt_cgroupXXXXXX", v1[64];
+    if (!mkdtemp(root)) {
+        skt_fail("mkdtemp failed");
+        return;
+    }
+    SKT_CHECK(sk_cgroup_cpu_quota(root) == 0, "no files -> no quota");
+    snprintf(v1, sizeof v1, "%s/cpu", root);
+    mkdir(v1, 0700);
+    const struct { const char *quota; int want; } v1_cases[] = {
+        {"-1\n", 0}, {"300000\n", 3}, {"150000\n", 2}, {"50000\n", 1},
+    };
+    skt_write(v1, "cpu.cfs_period_us", "100000\n");
+    for (size_t i = 0; i < sizeof v1_cases / sizeof v1_cases[0]; i++) {
+        skt_write(v1, "cpu.cfs_quota_us", v1_cases[i].quota);
+        SKT_CHECK(sk_cgroup_cpu_quota(root) == v1_cases[i].want, "v1 quota %s -> %d, want %d",
+                  v1_cases[i].quota, sk_cgroup_cpu_quota(root), v1_cases[i].want);
+    }
+    skt_write(root, "cpu.max", "max 100000\n"); /* v2 wins over v1 */
+    SKT_CHECK(sk_cgroup_cpu_quota(root) == 0, "v2 max -> no quota");
+    skt_write(root, "cpu.max", "250000 100000\n");
+    SKT_CHECK(sk_cgroup_cpu_quota(root) == 3, "v2 250000/100000 -> %d, want 3",
+              sk_cgroup_cpu_quota(root));
+    skt_remove(root, "cpu.max");
+    skt_remove(v1, "cpu.cfs_quota_us");
+    skt_remove(v1, "cpu.cfs_period_us");
+    rmdir(v1);
+    rmdir(root);
 }
 
 /* The pool's workers poll for the next job for SCATTERKIT_SPIN_US after a
