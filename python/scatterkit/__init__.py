@@ -312,3 +312,9 @@ from ._backward import (  # noqa: E402  (they call the forward functions above)
     masked_scatter_backward,
     tensor_scatter_backward,
 )
+
+# CUDA tensors: each operator runs on x's device and the caller's stream
+# (stream=, or torch's / CuPy's current one): scatterkit/_device.py.
+from . import _device  # noqa: E402
+
+_device.install(globals())
