@@ -28,7 +28,7 @@ enum { SK_CUDA_ERROR = 0, SK_CUDA_CLIP = 1, SK_CUDA_DROP = 2, SK_CUDA_FILL = 3 }
 /* The schemes of a plan walk (launch.c chooses). */
 typedef enum {
     SK_CUDA_ELEMENTS = 0, /* a thread per output element */
-    SK_CUDA_ROWS = 1      /* a warp per contiguous row whose index is constant along it */
+    SK_CUDA_ROWS = 1      /* lanes per chunk of a contiguous row whose index is constant along it */
 } sk_cuda_scheme;
 
 /* A normalised sk_plan as a kernel walks it: out[dense(p)] = x[target(p) +
@@ -43,6 +43,7 @@ typedef struct sk_cuda_walk {
     int scheme;                 /* sk_cuda_scheme */
     int vec;                    /* ROWS: bytes per vector move (16, 8, 4, 2 or 1) */
     int group;                  /* ROWS: lanes per row, a power of two up to 32 */
+    int64_t chunk_vecs, chunks; /* ROWS: a row is moved in chunks of chunk_vecs vectors */
     int64_t numel;              /* positions (ELEMENTS) */
     int64_t rows, row_len;      /* ROWS: rows of row_len elements (the last dimension) */
     int64_t shape[SK_CUDA_MAX_DIMS];

@@ -6,7 +6,12 @@
 
 #include <stdio.h>
 
-enum { SK_CUDA_THREADS = 256, SK_CUDA_MAX_BLOCKS = 8192, SK_CUDA_ROW_MIN_BYTES = 16 };
+enum {
+    SK_CUDA_THREADS = 256,
+    SK_CUDA_MAX_BLOCKS = 8192,
+    SK_CUDA_ROW_MIN_BYTES = 16,
+    SK_CUDA_VECS_PER_LANE = 8
+};
 
 static int sk_cuda_blocks(int64_t work, int64_t per_block) {
     int64_t b = (work + per_block - 1) / per_block;
@@ -47,7 +52,11 @@ static void sk_cuda_choose_scheme(sk_cuda_walk *w) {
     int64_t vectors = w->row_len * w->elem_size / w->vec;
     w->group = 1;
     while (w->group < 32 && w->group < vectors) w->group *= 2;
-    w->blocks = sk_cuda_blocks(w->rows, SK_CUDA_THREADS / w->group);
+    /* a long row (a contiguous copy is one row) is shared out in chunks of
+     * up to SK_CUDA_VECS_PER_LANE vectors per lane */
+    w->chunk_vecs = (int64_t)w->group * SK_CUDA_VECS_PER_LANE;
+    w->chunks = (vectors + w->chunk_vecs - 1) / w->chunk_vecs;
+    w->blocks = sk_cuda_blocks(w->rows * w->chunks, SK_CUDA_THREADS / w->group);
 }
 
 void sk_cuda_plan_walk(const sk_plan *p, sk_cuda_walk *w) {

@@ -60,27 +60,31 @@ __global__ void walk_elements(const sk_cuda_walk w) {
 }
 
 // Rows: the last dimension is contiguous in out and x and the index is
-// constant along it. A group of G lanes (a power of two up to a warp) moves
-// one row in vectors of V; the row's index is resolved once per lane.
+// constant along it. Work items are (row, chunk) pairs: a group of G lanes
+// (a power of two up to a warp) moves chunk_vecs vectors of V of one row,
+// consecutive lanes on consecutive vectors. The row's index is resolved once
+// per item; an unresolved one (fill) writes the fill element's bytes.
 template <typename V, typename IT>
 __global__ void walk_rows(const sk_cuda_walk w) {
     const int group = w.group;
     int64_t lane = threadIdx.x % group;
     int64_t groups = (int64_t)gridDim.x * (blockDim.x / group);
     int64_t first = (int64_t)blockIdx.x * (blockDim.x / group) + threadIdx.x / group;
-    int64_t nvec = w.row_len * w.elem_size / (int64_t)sizeof(V);
-    for (int64_t r = first; r < w.rows; r += groups) {
+    int64_t nvec = w.row_len * w.elem_size / (int64_t)sizeof(V), items = w.rows * w.chunks;
+    for (int64_t it = first; it < items; it += groups) {
+        int64_t r = it / w.chunks, lo = (it % w.chunks) * w.chunk_vecs;
+        int64_t hi = lo + w.chunk_vecs < nvec ? lo + w.chunk_vecs : nvec;
         Offsets o = walk_offsets(w, r * w.row_len);
+        char *dst = w.dense + o.dense * w.elem_size;
         if (walk_resolve<IT>(w, o.index, &o.target)) {
-            V *dst = reinterpret_cast<V *>(w.dense + o.dense * w.elem_size);
+            V *d = reinterpret_cast<V *>(dst);
             const V *src = reinterpret_cast<const V *>(w.target + o.target * w.elem_size);
-            for (int64_t j = lane; j < nvec; j += group) dst[j] = src[j];
+            for (int64_t j = lo + lane; j < hi; j += group) d[j] = src[j];
             continue;
         }
-        char *dst = w.dense + o.dense * w.elem_size;
-        for (int64_t j = lane; j < w.row_len; j += group)
-            for (int b = 0; b < w.elem_size; b++)
-                dst[j * w.elem_size + b] = w.fill ? static_cast<const char *>(w.fill)[b] : 0;
+        const char *fill = static_cast<const char *>(w.fill);
+        for (int64_t b = lo * (int64_t)sizeof(V) + lane; b < hi * (int64_t)sizeof(V); b += group)
+            dst[b] = fill ? fill[b % w.elem_size] : 0;
     }
 }
 

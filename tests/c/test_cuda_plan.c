@@ -54,7 +54,29 @@ static void test_rows(void) {
               "rows of 72 B: vec %d group %d, want 8 and 16", w.vec, w.group);
     rows_plan(&p, 3, 4096, SK_DTYPE_UINT8, 0x10000, 0x20000);
     sk_cuda_plan_walk(&p, &w);
-    SKT_CHECK(w.vec == 16 && w.group == 32, "rows of 4 KiB: vec %d group %d", w.vec, w.group);
+    SKT_CHECK(w.vec == 16 && w.group == 32 && w.chunk_vecs == 256 && w.chunks == 1,
+              "rows of 4 KiB: vec %d group %d chunks %lld of %lld", w.vec, w.group,
+              (long long)w.chunks, (long long)w.chunk_vecs);
+    SKT_CHECK(w.chunks == 1 && w.blocks == 1, "3 rows of 4 KiB: one chunk each, one block");
+}
+
+/* A contiguous copy is one long row: shared out in chunks over many blocks. */
+static void test_long_row(void) {
+    float src[4], out[4];
+    const int64_t shape[1] = {(int64_t)1 << 28};
+    sk_tensor s, o;
+    sk_tensor_init(&s, src, SK_DTYPE_FLOAT32, 1, shape, NULL);
+    sk_tensor_init(&o, out, SK_DTYPE_FLOAT32, 1, shape, NULL);
+    s.data = ADDR(0x100000);
+    o.data = ADDR(0x200000);
+    sk_plan p;
+    sk_cuda_walk w;
+    sk_cuda_copy_plan(&s, &o, &p);
+    sk_cuda_plan_walk(&p, &w);
+    SKT_CHECK(w.scheme == SK_CUDA_ROWS && w.rows == 1 && w.vec == 16 && w.group == 32,
+              "1 GiB copy: scheme %d rows %lld vec %d", w.scheme, (long long)w.rows, w.vec);
+    SKT_CHECK(w.chunks == ((int64_t)1 << 26) / 256 && w.blocks == 8192,
+              "1 GiB copy: %lld chunks over %d blocks", (long long)w.chunks, w.blocks);
 }
 
 /* gather along the last axis: the index varies along the row. */
@@ -168,6 +190,7 @@ static void test_mask_plan(void) {
 
 int main(void) {
     test_rows();
+    test_long_row();
     test_elements();
     test_copy_plan();
     test_check_plan();
