@@ -13,15 +13,16 @@
 void sk_cuda_plan_walk(const sk_plan *p, sk_cuda_walk *w);
 /* The validation of c's index values. */
 void sk_cuda_plan_check(const sk_index_check *c, sk_cuda_check *k);
+/* The coordinates in the index (ndim of them) of scanned position pos of k. */
+void sk_cuda_check_coords(const sk_cuda_check *k, int64_t pos, int32_t ndim, int64_t *coord);
 /* The plan of out = src (src broadcasting to out's shape), normalised. */
 void sk_cuda_copy_plan(const sk_tensor *src, const sk_tensor *out, sk_plan *p);
 /* The kernel description of a counted mask descriptor. */
 void sk_cuda_plan_mask(const sk_mask_desc *d, sk_cuda_mask_walk *m);
 /* The kernel description of tensor_scatter's forward write. */
 void sk_cuda_plan_ts(const sk_tensor_scatter_desc *d, sk_cuda_ts *t);
-/* The row-major coordinates of position pos of a shape, as "1, 2, 0". */
-void sk_cuda_format_position(char *buf, size_t size, int32_t ndim, const int64_t *shape,
-                             int64_t pos);
+/* Coordinates as "1, 2, 0". */
+void sk_cuda_format_coords(char *buf, size_t size, int32_t ndim, const int64_t *coord);
 
 /* ---- the call guard (backend.c) ---- */
 typedef struct sk_cuda_call {

@@ -5,18 +5,15 @@
  * resolve values inside the walk and never wait. */
 #include "cuda/cuda.h"
 
-/* SK_STATUS_INDEX_OUT_OF_RANGE for the bad value at row-major position pos
- * of c's index (SPEC section 4's message: position, value, axis, size). */
+/* SK_STATUS_INDEX_OUT_OF_RANGE for the bad value at scanned position pos of
+ * k (SPEC section 4's message: position, value, axis, size). */
 static sk_status sk_cuda_report_bad(const sk_cuda_call *call, const sk_index_check *c,
-                                    int64_t pos) {
+                                    const sk_cuda_check *k, int64_t pos) {
     const sk_tensor *t = c->index;
-    int64_t off = 0, rem = pos, k = 0, v = 0;
-    for (int32_t d = t->ndim - 1; d >= 0; d--) {
-        int64_t coord = rem % t->shape[d];
-        rem /= t->shape[d];
-        off += coord * t->strides[d];
-        if (d == c->comp_dim) k = coord;
-    }
+    int64_t coord[SK_MAX_DIMS], off = 0, v = 0;
+    sk_cuda_check_coords(k, pos, t->ndim, coord);
+    for (int32_t d = 0; d < t->ndim; d++) off += coord[d] * t->strides[d];
+    int64_t comp = c->comp_dim < 0 ? 0 : coord[c->comp_dim];
     bool is64 = t->dtype == SK_DTYPE_INT64;
     int32_t v32 = 0;
     const char *at = (const char *)t->data + off * (is64 ? 8 : 4);
@@ -26,12 +23,12 @@ static sk_status sk_cuda_report_bad(const sk_cuda_call *call, const sk_index_che
     if (t->ndim == 0)
         return sk_fail(SK_STATUS_INDEX_OUT_OF_RANGE,
                        "%s: index = %lld is out of range for axis %d of size %lld", c->op,
-                       (long long)v, (int)c->axes[k], (long long)c->sizes[k]);
+                       (long long)v, (int)c->axes[comp], (long long)c->sizes[comp]);
     char where[256];
-    sk_cuda_format_position(where, sizeof where, t->ndim, t->shape, pos);
+    sk_cuda_format_coords(where, sizeof where, t->ndim, coord);
     return sk_fail(SK_STATUS_INDEX_OUT_OF_RANGE,
                    "%s: index[%s] = %lld is out of range for axis %d of size %lld", c->op, where,
-                   (long long)v, (int)c->axes[k], (long long)c->sizes[k]);
+                   (long long)v, (int)c->axes[comp], (long long)c->sizes[comp]);
 }
 
 /* The index values of c checked before anything is written. */
@@ -56,7 +53,8 @@ static sk_status sk_cuda_validate(const sk_cuda_call *call, const sk_index_check
     if (!err) err = sk_cuda_rt_read(&bad, word, sizeof bad, call->stream);
     sk_cuda_rt_free(word, call->stream);
     if (err) return sk_cuda_status(call, err);
-    return bad == SK_CUDA_NO_ERROR ? SK_STATUS_OK : sk_cuda_report_bad(call, c, (int64_t)bad);
+    return bad == SK_CUDA_NO_ERROR ? SK_STATUS_OK
+                                   : sk_cuda_report_bad(call, c, &k, (int64_t)bad);
 }
 
 sk_status sk_cuda_gather(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,

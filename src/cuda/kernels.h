@@ -61,10 +61,14 @@ typedef struct sk_cuda_walk {
 } sk_cuda_walk;
 
 /* An index tensor to validate: every value, or (comp_dim >= 0) the value
- * whose coordinate along comp_dim is k, must lie in [-sizes[k], sizes[k]). */
+ * whose coordinate along comp_dim is k, must lie in [-sizes[k], sizes[k]).
+ * Dimensions of size 1 and broadcast ones (stride 0) are left out of the
+ * scan: the first bad value in row-major order has coordinate 0 there.
+ * dim_of maps a scanned dimension to the index's. */
 typedef struct sk_cuda_check {
     int ndim;
-    int comp_dim;
+    int comp_dim;                          /* among the scanned dimensions, or -1 */
+    int dim_of[SK_CUDA_MAX_COMP];
     bool is64;
     int64_t numel;
     int64_t shape[SK_CUDA_MAX_COMP];

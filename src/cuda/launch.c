@@ -88,19 +88,31 @@ void sk_cuda_plan_walk(const sk_plan *p, sk_cuda_walk *w) {
 void sk_cuda_plan_check(const sk_index_check *c, sk_cuda_check *k) {
     const sk_tensor *t = c->index;
     memset(k, 0, sizeof *k);
-    k->ndim = t->ndim;
-    k->comp_dim = c->comp_dim;
+    k->comp_dim = -1;
     k->is64 = t->dtype == SK_DTYPE_INT64;
-    k->numel = sk_tensor_numel(t);
     for (int32_t d = 0; d < t->ndim; d++) {
-        k->shape[d] = t->shape[d];
-        k->strides[d] = t->strides[d];
+        bool keep = t->shape[d] > 1 && (d == c->comp_dim || t->strides[d] != 0);
+        if (!keep) continue;
+        if (d == c->comp_dim) k->comp_dim = k->ndim;
+        k->dim_of[k->ndim] = d;
+        k->shape[k->ndim] = t->shape[d];
+        k->strides[k->ndim] = t->strides[d];
+        k->ndim++;
     }
+    k->numel = sk_tensor_numel(t) == 0 ? 0 : sk_numel(k->ndim, k->shape);
     int64_t ncomp = c->comp_dim < 0 ? 1 : t->shape[c->comp_dim];
     for (int64_t i = 0; i < ncomp && i < SK_CUDA_MAX_COMP; i++) k->sizes[i] = c->sizes[i];
     k->data = t->data;
     k->threads = SK_CUDA_THREADS;
     k->blocks = sk_cuda_blocks(k->numel, SK_CUDA_THREADS);
+}
+
+void sk_cuda_check_coords(const sk_cuda_check *k, int64_t pos, int32_t ndim, int64_t *coord) {
+    for (int32_t d = 0; d < ndim; d++) coord[d] = 0;
+    for (int d = k->ndim - 1; d >= 0; d--) {
+        coord[k->dim_of[d]] = pos % k->shape[d];
+        pos /= k->shape[d];
+    }
 }
 
 void sk_cuda_copy_plan(const sk_tensor *src, const sk_tensor *out, sk_plan *p) {
@@ -168,13 +180,7 @@ void sk_cuda_plan_ts(const sk_tensor_scatter_desc *d, sk_cuda_ts *t) {
     t->wi_stride = wi && wi->ndim ? wi->strides[0] : 0;
 }
 
-void sk_cuda_format_position(char *buf, size_t size, int32_t ndim, const int64_t *shape,
-                             int64_t pos) {
-    int64_t coord[SK_MAX_DIMS];
-    for (int32_t d = ndim - 1; d >= 0; d--) {
-        coord[d] = pos % shape[d];
-        pos /= shape[d];
-    }
+void sk_cuda_format_coords(char *buf, size_t size, int32_t ndim, const int64_t *coord) {
     size_t n = 0;
     buf[0] = 0;
     for (int32_t d = 0; d < ndim && n < size; d++)

@@ -145,8 +145,26 @@ static void test_check_plan(void) {
     SKT_CHECK(k.sizes[0] == 5 && k.sizes[1] == 6 && k.sizes[2] == 7 && k.strides[0] == 12,
               "check: sizes per component and strides");
     char buf[64];
-    sk_cuda_format_position(buf, sizeof buf, 3, shape, 17);
+    int64_t coord[3];
+    sk_cuda_check_coords(&k, 17, 3, coord);
+    sk_cuda_format_coords(buf, sizeof buf, 3, coord);
     SKT_CHECK(strcmp(buf, "1, 1, 2") == 0, "position 17 of [2, 4, 3]: '%s'", buf);
+    /* an expanded index [1000, 32] (stride 0 along 32) is scanned as [1000] */
+    const int64_t es[2] = {1000, 32}, est[2] = {1, 0};
+    sk_tensor expanded;
+    sk_tensor_init(&expanded, data, SK_DTYPE_INT32, 2, es, est);
+    sk_index_check e = {"gather", &expanded, -1, axes, sizes, SK_INDEX_MODE_ERROR};
+    sk_cuda_plan_check(&e, &k);
+    SKT_CHECK(k.ndim == 1 && k.numel == 1000 && k.dim_of[0] == 0 && k.comp_dim == -1 && !k.is64,
+              "expanded index: scanned ndim %d numel %lld", k.ndim, (long long)k.numel);
+    sk_cuda_check_coords(&k, 7, 2, coord);
+    SKT_CHECK(coord[0] == 7 && coord[1] == 0, "expanded index: position 7 is [7, 0]");
+    const int64_t s1[3] = {1, 5, 1}, st1[3] = {0, 2, 0};
+    sk_tensor_init(&expanded, data, SK_DTYPE_INT64, 3, s1, st1);
+    sk_cuda_plan_check(&e, &k);
+    sk_cuda_check_coords(&k, 3, 3, coord);
+    SKT_CHECK(k.ndim == 1 && coord[0] == 0 && coord[1] == 3 && coord[2] == 0,
+              "size-1 dimensions are left out of the scan");
 }
 
 static void test_ts_plan(void) {

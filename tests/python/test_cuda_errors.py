@@ -129,3 +129,17 @@ def test_cupy_arrays():
     np.testing.assert_array_equal(cupy.asnumpy(g), [[-1.5], [5], [11], [17]])
     m = sk.masked_select(x, x > 10)
     np.testing.assert_array_equal(cupy.asnumpy(m), np.arange(11, 20, dtype=np.float32))
+
+
+def test_expanded_index_error():
+    """A broadcast index is checked once per distinct value; the position
+    reported has coordinate 0 along the broadcast dimension, as on the CPU."""
+    x = torch.zeros((100, 32), device="cuda")
+    i = torch.randint(0, 100, (1000,), device="cuda")
+    i[500], i[700] = 100, -101
+    e = i[:, None].expand(1000, 32)
+    want = cpu_message(sk.gather, x, e, 0)
+    assert want == "gather: index[500, 0] = 100 is out of range for axis 0 of size 100"
+    with pytest.raises(IndexError) as err:
+        sk.gather(x, e, 0)
+    assert str(err.value) == want
