@@ -33,9 +33,10 @@ sk_status sk_cuda_unsupported(const char *op, const char *what) {
                    what);
 }
 
-sk_status sk_cuda_run_walk(const sk_cuda_call *c, const sk_plan *p) {
+sk_status sk_cuda_run_walk(const sk_cuda_call *c, const sk_plan *p, unsigned int *invalid) {
     sk_cuda_walk w;
     sk_cuda_plan_walk(p, &w);
+    w.invalid = invalid;
     sk_note_kernel(w.scheme == SK_CUDA_ROWS ? "cuda/walk/rows" : "cuda/walk/elements");
     return sk_cuda_status(c, sk_cuda_launch_walk(&w, c->stream));
 }
@@ -46,7 +47,7 @@ sk_status sk_cuda_copy(const sk_tensor *src, sk_tensor *out, const sk_options *o
     if (st == SK_STATUS_OK) {
         sk_plan p;
         sk_cuda_copy_plan(src, out, &p);
-        st = sk_cuda_run_walk(&c, &p);
+        st = sk_cuda_run_walk(&c, &p, NULL);
     }
     sk_cuda_leave(&c);
     return st;

@@ -61,7 +61,8 @@ __global__ void ts_write(const sk_cuda_ts t) {
             if (d == 0) b = c;
         }
         if (i < t.skip) continue;
-        int64_t w = t.write_indices ? (int64_t)static_cast<const IT *>(t.write_indices)[b * t.wi_stride] : 0;
+        const IT *wi = static_cast<const IT *>(t.write_indices);
+        int64_t w = wi ? (int64_t)wi[b * t.wi_stride] : 0;
         int64_t at = t.circular ? (w % t.n + i) % t.n : w + i;
         out[ooff + at * t.out_stride[t.axis]] = u[uoff];
     }

@@ -40,8 +40,9 @@ void sk_cuda_leave(const sk_cuda_call *c);
 sk_status sk_cuda_status(const sk_cuda_call *c, int err);
 /* What this backend does not run yet. */
 sk_status sk_cuda_unsupported(const char *op, const char *what);
-/* Enqueues w and reports a launch error. */
-sk_status sk_cuda_run_walk(const sk_cuda_call *c, const sk_plan *p);
+/* Enqueues the walk of p and reports a launch error; invalid (device, may
+ * be NULL): set by a bad value in ERROR mode instead of a prior check. */
+sk_status sk_cuda_run_walk(const sk_cuda_call *c, const sk_plan *p, unsigned int *invalid);
 
 /* ---- entries ---- */
 sk_status sk_cuda_gather(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,

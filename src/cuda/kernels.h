@@ -57,6 +57,7 @@ typedef struct sk_cuda_walk {
     const char *target;
     const void *index;
     const void *fill;           /* FILL: one element in device memory; NULL: zeros */
+    unsigned int *invalid;      /* ERROR mode checked in the walk: set to 1 on a bad value */
     int blocks, threads;        /* launch geometry */
 } sk_cuda_walk;
 
@@ -130,6 +131,7 @@ int sk_cuda_rt_alloc(void **p, size_t bytes, void *stream);
 int sk_cuda_rt_free(void *p, void *stream);
 int sk_cuda_rt_read(void *host, const void *device, size_t bytes, void *stream); /* waits */
 int sk_cuda_rt_fill_status(uint64_t *word, void *stream);      /* = SK_CUDA_NO_ERROR */
+int sk_cuda_rt_zero(void *device, size_t bytes, void *stream);
 int sk_cuda_rt_last_error(void);
 const char *sk_cuda_rt_error_string(int err);
 bool sk_cuda_rt_is_oom(int err);

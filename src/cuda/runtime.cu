@@ -53,6 +53,10 @@ extern "C" int sk_cuda_rt_fill_status(uint64_t *word, void *stream) {
     return (int)cudaMemsetAsync(word, 0xff, sizeof *word, as_stream(stream));
 }
 
+extern "C" int sk_cuda_rt_zero(void *device, size_t bytes, void *stream) {
+    return (int)cudaMemsetAsync(device, 0, bytes, as_stream(stream));
+}
+
 extern "C" int sk_cuda_rt_last_error(void) { return (int)cudaGetLastError(); }
 
 extern "C" const char *sk_cuda_rt_error_string(int err) {

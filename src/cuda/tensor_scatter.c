@@ -39,7 +39,7 @@ sk_status sk_cuda_tensor_scatter(const sk_tensor_scatter_desc *d, const sk_exec 
     if (st == SK_STATUS_OK && !sk_same_layout(d->out, d->cache)) {
         sk_plan p;
         sk_cuda_copy_plan(d->cache, d->out, &p);
-        st = sk_cuda_run_walk(&c, &p);
+        st = sk_cuda_run_walk(&c, &p, NULL);
     }
     if (st == SK_STATUS_OK && t.n > 0) {
         sk_note_kernel("cuda/tensor_scatter/write");

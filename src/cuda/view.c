@@ -10,11 +10,11 @@ sk_status sk_cuda_view(const sk_view_desc *d, const sk_exec *e) {
     sk_plan p;
     if (st == SK_STATUS_OK && !sk_same_layout(d->out, d->x)) {
         sk_cuda_copy_plan(d->x, d->out, &p);
-        st = sk_cuda_run_walk(&c, &p);
+        st = sk_cuda_run_walk(&c, &p, NULL);
     }
     if (st == SK_STATUS_OK && sk_tensor_numel(&d->view) > 0) {
         sk_cuda_copy_plan(d->src, &d->view, &p);
-        st = sk_cuda_run_walk(&c, &p);
+        st = sk_cuda_run_walk(&c, &p, NULL);
     }
     if (st == SK_STATUS_OK) sk_note_kernel("cuda/view/copies");
     sk_cuda_leave(&c);

@@ -55,7 +55,9 @@ __global__ void walk_elements(const sk_cuda_walk w) {
     int64_t step = (int64_t)gridDim.x * blockDim.x;
     for (int64_t pos = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; pos < w.numel; pos += step) {
         Offsets o = walk_offsets(w, pos);
-        out[o.dense] = walk_resolve<IT>(w, o.index, &o.target) ? x[o.target] : fill_value<T>(w);
+        bool ok = walk_resolve<IT>(w, o.index, &o.target);
+        if (!ok && w.invalid) *w.invalid = 1u;
+        out[o.dense] = ok ? x[o.target] : fill_value<T>(w);
     }
 }
 
@@ -63,7 +65,8 @@ __global__ void walk_elements(const sk_cuda_walk w) {
 // constant along it. Work items are (row, chunk) pairs: a group of G lanes
 // (a power of two up to a warp) moves chunk_vecs vectors of V of one row,
 // consecutive lanes on consecutive vectors. The row's index is resolved once
-// per item; an unresolved one (fill) writes the fill element's bytes.
+// per item; an unresolved one (fill, or a bad value in a checked walk)
+// writes the fill element's bytes (zeros without one).
 template <typename V, typename IT>
 __global__ void walk_rows(const sk_cuda_walk w) {
     const int group = w.group;
@@ -82,6 +85,7 @@ __global__ void walk_rows(const sk_cuda_walk w) {
             for (int64_t j = lo + lane; j < hi; j += group) d[j] = src[j];
             continue;
         }
+        if (w.invalid && lane == 0) *w.invalid = 1u;
         const char *fill = static_cast<const char *>(w.fill);
         for (int64_t b = lo * (int64_t)sizeof(V) + lane; b < hi * (int64_t)sizeof(V); b += group)
             dst[b] = fill ? fill[b % w.elem_size] : 0;

@@ -143,7 +143,8 @@ static int no_device(cudaError_t why) {
     sk_tensor_init(&out, (void *)(uintptr_t)0x300000, SK_DTYPE_FLOAT32, 1, shape, NULL);
     x.device_type = index.device_type = out.device_type = SK_DEVICE_CUDA;
     sk_status st = sk_index_select(&x, &index, 0, SK_INDEX_MODE_ERROR, NULL, &out, NULL);
-    SKT_CHECK(st == SK_STATUS_UNSUPPORTED_DEVICE && strstr(sk_last_error(), "no usable CUDA device"),
+    SKT_CHECK(st == SK_STATUS_UNSUPPORTED_DEVICE &&
+                  strstr(sk_last_error(), "no usable CUDA device"),
               "index_select without a device: status %d (%s)", (int)st, sk_last_error());
     printf("cuda: no CUDA device (%s): refusal checked (%ld checks, %ld failures); the GPU "
            "cases are skipped\n", cudaGetErrorString(why), skt_checks, skt_failures);

@@ -27,6 +27,12 @@ static sk_status call_gather(sk_tensor *const *t, const void *arg) {
         return sk_gather_axes(t[0], t[1], a->axes, a->naxes, a->mode, t[2], t[3], NULL);
     return sk_gather(t[0], t[1], a->axis, a->mode, t[2], t[3], NULL);
 }
+/* A fresh out (the Python binding's out=None): the walk checks the values. */
+static sk_status call_gather_fresh(sk_tensor *const *t, const void *arg) {
+    const cu_args *a = arg;
+    const sk_options fresh = {.flags = SK_OPTION_FRESH_OUT};
+    return sk_gather(t[0], t[1], a->axis, a->mode, t[2], t[3], &fresh);
+}
 static sk_status call_index_select(sk_tensor *const *t, const void *arg) {
     const cu_args *a = arg;
     return sk_index_select(t[0], t[1], a->axis, a->mode, t[2], t[3], NULL);
@@ -209,17 +215,22 @@ static void error_cases(skt_rng *r) {
         cu_upload(ix);
         cu_pair *out = cu_tensor(r, SK_DTYPE_FLOAT32, 2, is, CU_CONTIGUOUS);
         run4("gather with a bad index", call_gather, &a, x, ix, NULL, out);
+        cu_pair *t[4] = {x, ix, NULL, out}; /* a fresh out may differ after an error */
+        cu_both("gather into a fresh out with a bad index", call_gather_fresh, &a, t, 4, NULL, 0);
         ((int64_t *)ix->h.data)[rep * 1000 + 7] = 3;
         ((int64_t *)ix->h.data)[rep * 1000 + 900] = 0;
         cu_upload(ix);
         run4("gather after the bad call", call_gather, &a, x, ix, NULL, out);
+        run4("gather into a fresh out after the bad call", call_gather_fresh, &a, x, ix, NULL,
+             out);
         cu_args nd = {0, 0, {0}, SK_INDEX_MODE_ERROR, 0};
         cu_pair *ixn = cu_index(r, false, 3, ns, -8, 7);
         ((int32_t *)ixn->h.data)[2 * rep + 1] = 9; /* component 1, axis 1 of size 9: the first */
         ((int32_t *)ixn->h.data)[2 * rep + 12] = -9; /* component 0, axis 0 of size 8 */
         cu_upload(ixn);
-        run4("gather_nd with a bad index", call_gather_nd, &nd, cu_tensor(r, SK_DTYPE_INT16, 2, xn, CU_CONTIGUOUS),
-             ixn, NULL, cu_tensor(r, SK_DTYPE_INT16, 2, on, CU_CONTIGUOUS));
+        run4("gather_nd with a bad index", call_gather_nd, &nd,
+             cu_tensor(r, SK_DTYPE_INT16, 2, xn, CU_CONTIGUOUS), ixn, NULL,
+             cu_tensor(r, SK_DTYPE_INT16, 2, on, CU_CONTIGUOUS));
     }
 }
 

@@ -16,7 +16,8 @@
 #define ADDR(a) ((char *)(uintptr_t)(a))
 
 /* index_select of rows: out[i, :] = x[index[i], :], x [rows, width]. */
-static void rows_plan(sk_plan *p, int64_t n, int64_t width, sk_dtype dt, uintptr_t x, uintptr_t out) {
+static void rows_plan(sk_plan *p, int64_t n, int64_t width, sk_dtype dt, uintptr_t x,
+                      uintptr_t out) {
     sk_plan_init(p, "index_select", dt);
     sk_plan_add_dim(p, n, width, 0, 0, 1);
     sk_plan_add_dim(p, width, 1, 1, 0, 0);
@@ -200,7 +201,8 @@ static void test_mask_plan(void) {
     d->out_stride = 2;
     sk_cuda_mask_walk m;
     sk_cuda_plan_mask(d, &m);
-    SKT_CHECK(m.select && m.numel == 5000 && m.tiles == (5000 + SK_CUDA_MASK_TILE - 1) / SK_CUDA_MASK_TILE &&
+    SKT_CHECK(m.select && m.numel == 5000 &&
+                  m.tiles == (5000 + SK_CUDA_MASK_TILE - 1) / SK_CUDA_MASK_TILE &&
                   m.elem_size == 8 && m.out_stride1 == 2,
               "mask plan: numel %lld tiles %lld", (long long)m.numel, (long long)m.tiles);
     free(d);
