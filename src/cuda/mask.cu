@@ -9,8 +9,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "cuda/device.cuh"
-#include "cuda/kernels.h"
+#include "cuda/body.h"
 
 namespace {
 
@@ -47,8 +46,8 @@ __device__ inline unsigned thread_flags(const sk_cuda_mask_walk &m, int64_t tile
 }
 
 // counts[tile] = True positions of the tile; or, counts == NULL, *total += them.
-__global__ void mask_count(const sk_cuda_mask_walk m, unsigned long long *counts,
-                           unsigned long long *total) {
+__global__ void mask_count(const __grid_constant__ sk_cuda_mask_walk m,
+                           unsigned long long *counts, unsigned long long *total) {
     using Reduce = cub::BlockReduce<int, THREADS>;
     __shared__ typename Reduce::TempStorage tmp;
     for (int64_t tile = blockIdx.x; tile < m.tiles; tile += gridDim.x) {
@@ -63,7 +62,8 @@ __global__ void mask_count(const sk_cuda_mask_walk m, unsigned long long *counts
 }
 
 template <typename T>
-__global__ void mask_fill(const sk_cuda_mask_walk m, const unsigned long long *offsets) {
+__global__ void mask_fill(const __grid_constant__ sk_cuda_mask_walk m,
+                          const unsigned long long *offsets) {
     using Scan = cub::BlockScan<int, THREADS>;
     __shared__ typename Scan::TempStorage tmp;
     const T *x = reinterpret_cast<const T *>(m.x);
