@@ -23,7 +23,8 @@ static void emulate_walk(const sk_cuda_walk *w) {
             int64_t o[3];
             sk_cuda_walk_offsets(w, pos, o);
             char *dst = w->dense + o[0] * (int64_t)es;
-            if (sk_cuda_walk_resolve(w, o[2], &o[1])) memcpy(dst, w->target + o[1] * (int64_t)es, es);
+            if (sk_cuda_walk_resolve(w, o[2], &o[1]))
+                memcpy(dst, w->target + o[1] * (int64_t)es, es);
             else if (fill) memcpy(dst, fill, es);
             else memset(dst, 0, es);
         }
@@ -169,7 +170,8 @@ static void test_tensor_scatter(skt_rng *r) {
         sk_tensor_init(&w, wi, SK_DTYPE_INT64, 1, ws, NULL);
         sk_tensor_init(&a, o1, SK_DTYPE_FLOAT64, 3, cs, NULL);
         sk_tensor_init(&b, o2, SK_DTYPE_FLOAT64, 3, cs, NULL);
-        sk_tensor_scatter_mode mode = circular ? SK_TENSOR_SCATTER_CIRCULAR : SK_TENSOR_SCATTER_LINEAR;
+        sk_tensor_scatter_mode mode =
+            circular ? SK_TENSOR_SCATTER_CIRCULAR : SK_TENSOR_SCATTER_LINEAR;
         SKT_CHECK(sk_tensor_scatter(&c, &u, &w, 1, mode, &a, NULL) == SK_STATUS_OK,
                   "tensor_scatter on the CPU: %s", sk_last_error());
         sk_tensor_scatter_desc d = {"tensor_scatter", false, &c, &u, &w, &b, NULL, 1, mode};
