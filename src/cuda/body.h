@@ -116,4 +116,48 @@ SK_CUDA_HD bool sk_cuda_ts_target(const sk_cuda_ts *t, int64_t pos, int64_t *u, 
     return true;
 }
 
+/* The masked operators' offsets of position pos: o[0] mask, o[1] x, o[2] out. */
+SK_CUDA_HD void sk_cuda_mask_offsets(const sk_cuda_mask_walk *m, int64_t pos, int64_t *o) {
+    o[0] = o[1] = o[2] = 0;
+    for (int d = m->ndim - 1; d >= 0; d--) {
+        int64_t n = m->shape[d], c = d ? pos % n : pos;
+        pos = d ? pos / n : 0;
+        o[0] += c * m->mask_stride[d];
+        o[1] += c * m->x_stride[d];
+        o[2] += c * m->out_stride[d];
+    }
+}
+
+/* The True positions among the SK_CUDA_MASK_PER_THREAD positions from
+ * `first` (a thread's share of a tile), as bits. */
+SK_CUDA_HD unsigned sk_cuda_mask_flags(const sk_cuda_mask_walk *m, int64_t first) {
+    unsigned bits = 0;
+    for (int j = 0; j < SK_CUDA_MASK_PER_THREAD && first + j < m->numel; j++) {
+        int64_t o[3];
+        sk_cuda_mask_offsets(m, first + j, o);
+        if (m->mask[o[0]]) bits |= 1u << j;
+    }
+    return bits;
+}
+
+/* The fill's move for position pos, True or not, k its rank among the True
+ * positions: 0 none, 1 out[*dst] = x[*src], 2 out[*dst] = source[*src]. */
+SK_CUDA_HD int sk_cuda_mask_move(const sk_cuda_mask_walk *m, int64_t pos, bool is_true,
+                                 int64_t k, int64_t *dst, int64_t *src) {
+    int64_t o[3];
+    sk_cuda_mask_offsets(m, pos, o);
+    if (m->select) {
+        *dst = k * m->out_stride1;
+        *src = o[1];
+        return is_true ? 1 : 0;
+    }
+    *dst = o[2];
+    if (is_true) {
+        *src = sk_cuda_offset(m->src_ndim, m->src_shape, m->src_stride, k);
+        return 2;
+    }
+    *src = o[1];
+    return m->write_unmasked ? 1 : 0;
+}
+
 #endif /* SK_CUDA_BODY_H */

@@ -18,31 +18,9 @@ namespace cub = CUB_NS_QUALIFIER;
 
 constexpr int THREADS = SK_CUDA_MASK_THREADS, PER = SK_CUDA_MASK_PER_THREAD;
 
-struct MaskOffsets {
-    int64_t mask, x, out;
-};
-
-__device__ inline MaskOffsets mask_offsets(const sk_cuda_mask_walk &m, int64_t pos) {
-    MaskOffsets o = {0, 0, 0};
-    for (int d = m.ndim - 1; d >= 0; d--) {
-        int64_t n = m.shape[d], c = d ? pos % n : pos;
-        pos = d ? pos / n : 0;
-        o.mask += c * m.mask_stride[d];
-        o.x += c * m.x_stride[d];
-        o.out += c * m.out_stride[d];
-    }
-    return o;
-}
-
-// The True positions among this thread's PER positions of the tile, as bits.
+// The True positions among this thread's positions of the tile, as bits.
 __device__ inline unsigned thread_flags(const sk_cuda_mask_walk &m, int64_t tile) {
-    unsigned bits = 0;
-    int64_t first = tile * SK_CUDA_MASK_TILE + (int64_t)threadIdx.x * PER;
-    for (int j = 0; j < PER; j++) {
-        int64_t pos = first + j;
-        if (pos < m.numel && m.mask[mask_offsets(m, pos).mask]) bits |= 1u << j;
-    }
-    return bits;
+    return sk_cuda_mask_flags(&m, tile * SK_CUDA_MASK_TILE + (int64_t)threadIdx.x * PER);
 }
 
 // counts[tile] = True positions of the tile; or, counts == NULL, *total += them.
@@ -76,14 +54,11 @@ __global__ void mask_fill(const __grid_constant__ sk_cuda_mask_walk m,
         int64_t k = (int64_t)offsets[tile] + before;
         int64_t first = tile * SK_CUDA_MASK_TILE + (int64_t)threadIdx.x * PER;
         for (int j = 0; j < PER && first + j < m.numel; j++) {
-            MaskOffsets o = mask_offsets(m, first + j);
-            if (bits >> j & 1u) {
-                if (m.select) out[k * m.out_stride1] = x[o.x];
-                else out[o.out] = src[sk_cuda_offset(m.src_ndim, m.src_shape, m.src_stride, k)];
-                k++;
-            } else if (!m.select && m.write_unmasked) {
-                out[o.out] = x[o.x];
-            }
+            bool is_true = bits >> j & 1u;
+            int64_t dst, from;
+            int move = sk_cuda_mask_move(&m, first + j, is_true, k, &dst, &from);
+            if (move) out[dst] = move == 2 ? src[from] : x[from];
+            k += is_true;
         }
         __syncthreads();
     }

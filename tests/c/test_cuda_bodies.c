@@ -3,8 +3,9 @@
  * body.h, compiled here as plain C) run on the CPU over host memory, looped
  * as the kernels loop them (every position of the elements scheme; every
  * (row, chunk) item and lane of the rows scheme; every update element of
- * tensor_scatter), and compared byte for byte with the CPU backend on the
- * same plans. Validation: the first bad position the body finds is the one
+ * tensor_scatter; the masked fill's tiles and threads, its scans done
+ * serially), and compared byte for byte with the CPU backend on the same
+ * plans. Validation: the first bad position the body finds is the one
  * the CPU reports. Runs in every build, GPU or not.
  */
 #include "cuda/body.h"
@@ -187,6 +188,76 @@ static void test_tensor_scatter(skt_rng *r) {
     }
 }
 
+/* The masked fill as the kernels run it: the tiles' exclusive scan, then in
+ * each tile every thread's rank from the threads before it (serially here,
+ * a block scan on the GPU). */
+static void emulate_mask(const sk_cuda_mask_walk *m) {
+    size_t es = (size_t)m->elem_size;
+    int64_t k = 0;
+    for (int64_t tile = 0; tile < m->tiles; tile++) {
+        for (int64_t t = 0; t < SK_CUDA_MASK_THREADS; t++) {
+            int64_t first = tile * SK_CUDA_MASK_TILE + t * SK_CUDA_MASK_PER_THREAD;
+            unsigned bits = sk_cuda_mask_flags(m, first);
+            for (int j = 0; j < SK_CUDA_MASK_PER_THREAD && first + j < m->numel; j++) {
+                bool is_true = bits >> j & 1u;
+                int64_t dst, from;
+                int move = sk_cuda_mask_move(m, first + j, is_true, k, &dst, &from);
+                if (move)
+                    memcpy(m->out + dst * (int64_t)es,
+                           (move == 2 ? m->source : m->x) + from * (int64_t)es, es);
+                k += is_true;
+            }
+        }
+    }
+}
+
+/* masked_scatter (x [R, C] transposed, a mask row broadcast over R) and
+ * masked_select of the same, through the CPU backend and the bodies. */
+static void test_masked(skt_rng *r) {
+    enum { R = 70, C = 61 };
+    static int16_t x[R * C], source[R * C], o1[R * C], o2[R * C];
+    static bool mask[C];
+    fill_bytes(r, x, sizeof x);
+    fill_bytes(r, source, sizeof source);
+    for (int c = 0; c < C; c++) mask[c] = skt_range(r, 0, 2) == 0;
+    const int64_t xs[2] = {R, C}, xst[2] = {1, R}, ms[1] = {C}, ss[1] = {R * C};
+    sk_tensor tx, tm, ts, a;
+    sk_tensor_init(&tx, x, SK_DTYPE_INT16, 2, xs, xst);
+    sk_tensor_init(&tm, mask, SK_DTYPE_BOOL, 1, ms, NULL);
+    sk_tensor_init(&ts, source, SK_DTYPE_INT16, 1, ss, NULL);
+    sk_tensor_init(&a, o1, SK_DTYPE_INT16, 2, xs, NULL);
+    for (int select = 0; select < 2; select++) {
+        int64_t n = 0;
+        sk_masked_select_count(&tx, &tm, &n, NULL);
+        a.ndim = select ? 1 : 2;
+        a.shape[0] = select ? n : R;
+        a.strides[0] = select ? 1 : C;
+        sk_status st = select ? sk_masked_select(&tx, &tm, &a, NULL)
+                              : sk_masked_scatter(&tx, &tm, &ts, &a, NULL);
+        SKT_CHECK(st == SK_STATUS_OK, "masked on the CPU: %s", sk_last_error());
+        sk_mask_desc *d = calloc(1, sizeof *d);
+        sk_plan_init(&d->p, "masked", SK_DTYPE_INT16);
+        sk_plan_add_dim(&d->p, R, select ? 0 : C, 1, 0, 0);
+        sk_plan_add_dim(&d->p, C, select ? 0 : 1, R, 0, 1);
+        d->p.target = (char *)x;
+        d->p.index = mask;
+        d->p.dense = (char *)o2;
+        sk_plan_normalize(&d->p);
+        sk_plan_init(&d->source_plan, "masked", SK_DTYPE_INT16);
+        sk_plan_add_dim(&d->source_plan, R * C, 0, 1, 0, 0);
+        d->source_plan.target = (char *)source;
+        d->kind = select ? SK_MASK_SELECT : SK_MASK_SCATTER;
+        d->write_unmasked = true;
+        d->out_stride = 1;
+        sk_cuda_mask_walk m;
+        sk_cuda_plan_mask(d, &m);
+        emulate_mask(&m);
+        SKT_CHECK(memcmp(o1, o2, sizeof(int16_t) * (size_t)(select ? n : R * C)) == 0,
+                  "masked_%s: the bodies differ from the CPU", select ? "select" : "scatter");
+        free(d);
+    }
+}
+
 int main(void) {
     skt_rng r;
     skt_seed(&r, 2222);
@@ -194,6 +265,7 @@ int main(void) {
     test_copy(&r);
     test_check();
     test_tensor_scatter(&r);
+    test_masked(&r);
     printf("cuda_bodies: %ld checks, %ld failures\n", skt_checks, skt_failures);
     return skt_failures ? 1 : 0;
 }
