@@ -133,6 +133,12 @@ SK_API sk_status sk_tensor_from_dlpack(const struct DLTensor *dl, sk_tensor *t);
 typedef struct sk_options {
     int32_t num_threads;   /* 0 = the process-wide setting */
     uint32_t flags;        /* SK_OPTION_* */
+    /* CUDA tensors: the cudaStream_t the call's work is enqueued on (NULL:
+     * the legacy default stream). Scratch is allocated and freed on it; only
+     * mode="error" and the calls that must learn a count (masked_select,
+     * masked_scatter, tensor_scatter's write_indices) wait for it, and for
+     * no other stream. Ignored for CPU tensors. */
+    void *stream;
 } sk_options;
 
 /* out was allocated for this call and is thrown away if the call fails (the

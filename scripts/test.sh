@@ -46,5 +46,17 @@ step "install test (find_package and pkg-config)"
 # installs the Release build of step 2 (reconfigured with a temporary prefix)
 SK_INSTALL_BUILD_DIR="$PWD/build/ctest" bash tests/install/test_install.sh
 
+step "CUDA variant: compile and link (docs/GPU.md)"
+# Where nvcc is: the library and the GPU tester for one architecture; the
+# tester checks that a CUDA tensor is refused without a GPU (77: skipped).
+if command -v nvcc >/dev/null 2>&1; then
+  CUDAARCHS=90-real cmake -S . -B build/cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DSK_CUDA=ON \
+    -DSK_BUILD_TESTS=ON >/dev/null
+  cmake --build build/cuda -j "$JOBS" --target scatterkit test_cuda
+  build/cuda/tests/c/test_cuda || [ $? = 77 ]
+else
+  echo "nvcc not found: the CUDA variant is not built"
+fi
+
 step "Python tests (pytest)"
 python3 -m pytest tests/python -q -p no:cacheprovider

@@ -2,15 +2,27 @@
 #include "dispatch.h"
 
 extern const sk_backend sk_cpu_backend;
+#ifdef SK_HAVE_CUDA
+extern const sk_backend sk_cuda_backend; /* src/cuda/, built with -DSK_CUDA=ON */
+#endif
 
 const sk_backend *sk_backend_for(const char *op, int32_t device_type) {
     switch (device_type) {
     case SK_DEVICE_CPU: return &sk_cpu_backend;
+#ifdef SK_HAVE_CUDA
+    case SK_DEVICE_CUDA: return &sk_cuda_backend;
+#endif
     default: break;
     }
+#ifdef SK_HAVE_CUDA
+    sk_fail(SK_STATUS_UNSUPPORTED_DEVICE,
+            "%s: tensors on device type %d are not supported by this build (CPU and CUDA)", op,
+            (int)device_type);
+#else
     sk_fail(SK_STATUS_UNSUPPORTED_DEVICE,
             "%s: tensors on device type %d are not supported by this build (CPU only)", op,
             (int)device_type);
+#endif
     return NULL;
 }
 

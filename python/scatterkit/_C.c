@@ -130,6 +130,19 @@ static PyObject *py_dtype_size(PyObject *Py_UNUSED(self), PyObject *arg) {
     return PyLong_FromSize_t(sk_dtype_size((sk_dtype)code));
 }
 
+/* set_stream(handle or None) -> the previous handle or None (call.h). */
+static PyObject *py_set_stream(PyObject *Py_UNUSED(self), PyObject *arg) {
+    uintptr_t previous = 0, handle = 0;
+    int had = sk_py_get_stream(&previous);
+    if (arg != Py_None) {
+        handle = (uintptr_t)PyLong_AsUnsignedLongLong(arg);
+        if (PyErr_Occurred()) return NULL;
+    }
+    sk_py_set_stream(arg != Py_None, handle);
+    if (!had) Py_RETURN_NONE;
+    return PyLong_FromUnsignedLongLong((unsigned long long)previous);
+}
+
 static PyObject *py_release_cached_memory(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(arg)) {
     return PyLong_FromSize_t(sk_release_cached_memory());
 }
@@ -164,6 +177,8 @@ static PyMethodDef methods[] = {
     {"last_error", py_last_error, METH_NOARGS, "last_error() -> str (this thread)"},
     {"last_kernel", py_last_kernel, METH_NOARGS,
      "last_kernel() -> str: the path the last call on this thread ran"},
+    {"set_stream", py_set_stream, METH_O,
+     "set_stream(handle or None) -> previous: the cudaStream_t of this thread's calls"},
     {"dtype_name", py_dtype_name, METH_O, "dtype_name(code) -> str"},
     {"dtype_size", py_dtype_size, METH_O, "dtype_size(code) -> int"},
     {NULL, NULL, 0, NULL},
@@ -221,6 +236,11 @@ static int add_constants(PyObject *m) {
         {"SLICE_NONE", SK_SLICE_NONE},
         {"DEVICE_CPU", SK_DEVICE_CPU},
         {"DEVICE_CUDA", SK_DEVICE_CUDA},
+#ifdef SK_HAVE_CUDA
+        {"HAS_CUDA", 1},
+#else
+        {"HAS_CUDA", 0},
+#endif
         {"VERSION_MAJOR", SK_VERSION_MAJOR},
         {"VERSION_MINOR", SK_VERSION_MINOR},
         {"VERSION_PATCH", SK_VERSION_PATCH},

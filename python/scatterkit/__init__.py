@@ -314,8 +314,16 @@ from ._backward import (  # noqa: E402  (they call the forward functions above)
     tensor_scatter_backward,
 )
 
+# CUDA tensors: each operator runs on x's device and the caller's stream
+# (stream=, or torch's / CuPy's current one): scatterkit/_device.py.
+from . import _device  # noqa: E402
+
+_device.install(globals())
+
 # The plain functions given torch tensors that require grad run through
 # scatterkit.torch (the backward functions refuse them): never a silent detach.
+# Installed after _device, so that the functions it keeps (_route.PLAIN) are
+# the device-aware ones.
 from . import _route  # noqa: E402
 
 _route.install(globals(), __all__[:12], [n for n in __all__ if n.endswith("_backward")])

@@ -278,8 +278,8 @@ class Like:
                     return t
             return self.torch.empty(shape, dtype=self.x.dtype, device=self.x.device)
         if self.kind == OTHER and self._describe()["device_type"] != _C.DEVICE_CPU:
-            raise ValueError(f"{self.op}: {self.arg} is not in CPU memory and is neither a NumPy array nor "
-                             "a torch tensor, so there is no result of its kind to make; pass out=")
+            from ._device import empty_like_kind  # CuPy's allocator, or refused
+            return empty_like_kind(self.x, shape, self.dtype, self.op, self.arg)
         dtype = self.dtype
         a = _cached_numpy(shape, dtype)
         return np.empty(shape, dtype=dtype) if a is None else a
@@ -296,6 +296,11 @@ class Like:
         try:
             if self.kind == TORCH:
                 return self.torch.tensor(value, dtype=dtype, device=self.x.device)
+            if self.kind == OTHER:
+                from ._device import scalar_like  # a CuPy x: on its device
+                t = scalar_like(self.x, value, dtype)
+                if t is not None:
+                    return t
             # a float too large for the dtype becomes inf, as torch.tensor
             # does, without NumPy's overflow RuntimeWarning: the library
             # never prints
@@ -324,6 +329,10 @@ class Like:
         torch = torch_of(t)
         if torch is not None:
             return t.expand(shape)
+        from ._device import array_module  # a CuPy array stays one
+        xp = array_module(t)
+        if xp is not None:
+            return xp.broadcast_to(t, shape)
         if not isinstance(t, np.ndarray):
             t = self._view(t)
             if torch_of(t) is not None:

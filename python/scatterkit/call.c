@@ -164,6 +164,19 @@ static int match_args(const sk_py_desc *d, PyObject *args, PyObject *kwargs, sk_
     return 0;
 }
 
+static _Thread_local int sk_py_stream_set;
+static _Thread_local uintptr_t sk_py_stream;
+
+void sk_py_set_stream(int set, uintptr_t stream) {
+    sk_py_stream_set = set;
+    sk_py_stream = set ? stream : 0;
+}
+
+int sk_py_get_stream(uintptr_t *stream) {
+    *stream = sk_py_stream;
+    return sk_py_stream_set;
+}
+
 static int make_options(const sk_py_desc *d, const sk_py_given *g, sk_options *opts) {
     int32_t nt = 0;
     int fresh = g->fresh_out ? PyObject_IsTrue(g->fresh_out) : 0;
@@ -177,6 +190,7 @@ static int make_options(const sk_py_desc *d, const sk_py_given *g, sk_options *o
     opts->num_threads = nt;
     /* out=None: the caller's own buffer, discarded on error */
     opts->flags = fresh ? SK_OPTION_FRESH_OUT : 0;
+    opts->stream = (void *)sk_py_stream;
     return 0;
 }
 

@@ -70,6 +70,12 @@ int sk_py_desc_parse(sk_py_desc *d);
  * fresh_out), converts them, runs d->run without the GIL and returns its
  * result: None, a shape tuple or a count. */
 PyObject *sk_py_call(const sk_py_desc *d, PyObject *args, PyObject *kwargs);
+/* The CUDA stream of this thread's calls (scatterkit/_device.py sets it
+ * around an operator on CUDA tensors): sk_options.stream, and the stream
+ * passed to __dlpack__ of CUDA producers. set: 0 clears it. */
+void sk_py_set_stream(int set, uintptr_t stream);
+int sk_py_get_stream(uintptr_t *stream);
+
 /* "forward", "backward", "shape". */
 const char *sk_py_kind_name(int kind);
 

@@ -3,6 +3,7 @@
  * copying, NumPy arrays (and anything else with __array_interface__) through
  * their interface dict, everything else through DLPack.
  */
+#include "call.h"
 #include "convert.h"
 
 #include <stdio.h>
@@ -247,20 +248,38 @@ static int from_array_interface(sk_arg *a, PyObject *obj, PyObject *iface, const
     return 0;
 }
 
+/* The stream argument of __dlpack__ for obj (DLPack's stream protocol): the
+ * call's CUDA stream when one is set (call.h) and obj is on a CUDA device,
+ * its handle 0 (the legacy default stream) given as 1; NULL otherwise. */
+static PyObject *dlpack_stream(PyObject *obj) {
+    uintptr_t stream;
+    if (!sk_py_get_stream(&stream)) return NULL;
+    PyObject *dev = PyObject_CallMethod(obj, "__dlpack_device__", NULL);
+    long type = dev && PyTuple_Check(dev) && PyTuple_GET_SIZE(dev) == 2
+                    ? PyLong_AsLong(PyTuple_GET_ITEM(dev, 0)) : -1;
+    Py_XDECREF(dev);
+    PyErr_Clear();
+    if (type != 2) return NULL; /* kDLCUDA */
+    return PyLong_FromUnsignedLongLong(stream ? (unsigned long long)stream : 1ull);
+}
+
 /* Calls obj.__dlpack__, asking for a versioned capsule first because only
  * that form says whether the memory is read-only or a copy; producers that
  * predate DLPack 1.0 reject the keyword with a TypeError. */
-static PyObject *call_dlpack(PyObject *method) {
+static PyObject *call_dlpack(PyObject *obj, PyObject *method) {
+    PyObject *stream = dlpack_stream(obj);
     PyObject *kwargs = Py_BuildValue("{s:(ii)}", "max_version", (int)DL_SUPPORTED_MAJOR, 0);
-    if (!kwargs) return NULL;
-    PyObject *empty = PyTuple_New(0);
+    if (kwargs && stream && PyDict_SetItemString(kwargs, "stream", stream) < 0) Py_CLEAR(kwargs);
+    PyObject *empty = kwargs ? PyTuple_New(0) : NULL;
     PyObject *cap = empty ? PyObject_Call(method, empty, kwargs) : NULL;
-    Py_XDECREF(empty);
-    Py_DECREF(kwargs);
-    if (!cap && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    if (!cap && empty && PyErr_ExceptionMatches(PyExc_TypeError)) {
         PyErr_Clear();
-        cap = PyObject_CallNoArgs(method);
+        if (stream) PyDict_DelItemString(kwargs, "max_version");
+        cap = stream ? PyObject_Call(method, empty, kwargs) : PyObject_CallNoArgs(method);
     }
+    Py_XDECREF(empty);
+    Py_XDECREF(kwargs);
+    Py_XDECREF(stream);
     return cap;
 }
 
@@ -360,9 +379,9 @@ static void unsupported_dl_dtype(const struct DLTensor *dl, const char *op, cons
     unsupported_dtype(op, name, got);
 }
 
-static int from_dlpack(sk_arg *a, PyObject *method, const char *op, const char *name,
-                       int writable) {
-    PyObject *cap = call_dlpack(method);
+static int from_dlpack(sk_arg *a, PyObject *obj, PyObject *method, const char *op,
+                       const char *name, int writable) {
+    PyObject *cap = call_dlpack(obj, method);
     if (!cap) {
         reraise_export_error(op, name);
         return -1;
@@ -411,7 +430,7 @@ int sk_py_arg_convert(sk_arg *a, PyObject *obj, const char *op, const char *name
                          op, name, Py_TYPE(obj)->tp_name);
             return -1;
         }
-        rc = from_dlpack(a, method, op, name, writable);
+        rc = from_dlpack(a, obj, method, op, name, writable);
         Py_DECREF(method);
     }
     if (rc < 0) return -1;

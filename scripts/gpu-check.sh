@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The GPU check (docs/GPU.md): one prepared run on a machine with an NVIDIA
+# GPU, nvcc, cmake, ninja, PyTorch CUDA (CuPy optional), no network needed.
+#   1. nvidia-smi
+#   2. builds the CUDA variant twice, at the same time: the C library with its
+#      tests (cmake -DSK_CUDA=ON) and the Python package (SCATTERKIT_CUDA=1 pip
+#      install --no-build-isolation into build/gpu-venv), for this GPU only
+#   3. C tests on the GPU (ctest: the GPU tester, the CUDA planning and kernel
+#      bodies, devices)
+#   4. compute-sanitizer memcheck over the small subset of the C GPU tester
+#   5. Python GPU tests (tests/python/test_cuda_*.py) and a few CPU suites
+#      against the CUDA build
+#   6. the GPU benchmark (bench/gpu_bench.py: W1, W7, W9-W12, copy bandwidth)
+# and prints a summary. Every step runs even when an earlier one fails; the
+# exit status is 1 when any failed. Logs and the benchmark's JSON go to
+# build/gpu-check/ (and to $OUT when set). Meant to finish in under 6 minutes.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+LOG=$ROOT/build/gpu-check
+mkdir -p "$LOG"
+JOBS=${JOBS:-$(nproc)}
+PY=${PYTHON:-python3}
+declare -a SUMMARY
+FAILED=0
+
+step() { # step NAME COMMAND...: runs it, logs it, records PASS/FAIL and seconds
+    local name=$1 t0=$SECONDS rc
+    shift
+    printf '\n==== %s ====\n' "$name"
+    "$@" 2>&1 | tee "$LOG/$name.log"
+    rc=${PIPESTATUS[0]}
+    local verdict=FAIL
+    [ "$rc" = 0 ] && verdict=PASS
+    [ "$rc" = 77 ] && verdict=SKIP # a tool this machine lacks: said in the log
+    SUMMARY+=("$(printf '%-14s %-4s %4ds' "$name" "$verdict" $((SECONDS - t0)))")
+    [ "$verdict" = FAIL ] && FAILED=1
+    return 0
+}
+
+# This GPU's architecture only (the full build is 80-real;90-real;90-virtual).
+CAP=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+export CUDAARCHS=${CUDAARCHS:-${CAP:+${CAP}-real}}
+export CUDAARCHS=${CUDAARCHS:-90-real}
+
+build_c() {
+    cmake -S . -B build/gpu-c -G Ninja -DCMAKE_BUILD_TYPE=Release -DSK_CUDA=ON \
+        -DSK_BUILD_TESTS=ON >/dev/null &&
+        cmake --build build/gpu-c -j "$JOBS" --target test_cuda test_cuda_plan test_cuda_bodies test_devices
+}
+
+build_python() {
+    "$PY" -m venv --system-site-packages build/gpu-venv &&
+        SCATTERKIT_CUDA=1 build/gpu-venv/bin/python -m pip install -q --no-build-isolation \
+            --no-deps -C build-dir=build/gpu-py .
+}
+
+build_both() { # the two builds at once: nvcc dominates both
+    build_c >"$LOG/build-c.log" 2>&1 &
+    local c=$!
+    build_python >"$LOG/build-python.log" 2>&1
+    local p=$?
+    wait "$c"
+    local rc=$?
+    tail -n 5 "$LOG/build-c.log" "$LOG/build-python.log"
+    [ "$rc" = 0 ] && [ "$p" = 0 ]
+}
+
+sanitize() {
+    local cs
+    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer \
+        /usr/local/cuda*/compute-sanitizer/compute-sanitizer 2>/dev/null | head -1)
+    [ -n "$cs" ] || { echo "compute-sanitizer not found: memcheck not run"; return 77; }
+    "$cs" --tool memcheck --error-exitcode 3 build/gpu-c/tests/c/test_cuda small
+}
+
+python_tests() {
+    cd /tmp && "$ROOT/build/gpu-venv/bin/python" -m pytest -q -rs -p no:cacheprovider \
+        "$ROOT"/tests/python/test_cuda_*.py "$ROOT/tests/python/test_input_kinds.py" \
+        "$ROOT/tests/python/test_errors.py"
+}
+
+bench() {
+    cd /tmp && "$ROOT/build/gpu-venv/bin/python" "$ROOT/bench/gpu_bench.py" --runs 20 \
+        --json "$LOG/gpu-bench.json"
+}
+
+step nvidia-smi nvidia-smi
+step build build_both
+step c-tests ctest --test-dir build/gpu-c --output-on-failure -R "cuda|layers.devices"
+step memcheck sanitize
+step python-tests python_tests
+step benchmark bench
+
+printf '\n==== summary (CUDAARCHS=%s) ====\n' "$CUDAARCHS"
+printf '%s\n' "${SUMMARY[@]}"
+[ -f "$LOG/benchmark.log" ] && grep -E "^(device|id|W[0-9])" "$LOG/benchmark.log"
+if [ -n "${OUT:-}" ] && [ -d "${OUT:-}" ]; then cp -r "$LOG" "$OUT/"; fi
+exit "$FAILED"
