@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scatterkit benchmark: the standard workloads W1-W13 of BENCH.md.
+"""scatterkit benchmark: the standard workloads W1-W13 of docs/BENCHMARKS.md.
 
     python bench/bench.py [--threads 1,2] [--quick] [--only W1,W7] [--out bench/results]
 

@@ -11,7 +11,7 @@ class Case:
 
     def __init__(self, wid, desc, category, nbytes, index_elems, **kw):
         self.wid, self.desc, self.category = wid, desc, category
-        self.nbytes = nbytes            # minimal bytes moved (BENCH.md rule)
+        self.nbytes = nbytes            # minimal bytes moved (docs/BENCHMARKS.md rule)
         self.index_elems = index_elems  # elements of the index as passed (None: no index)
         self.sk = kw.get("sk")
         self.th = kw["th"]
@@ -65,7 +65,7 @@ GATHER_OUT = {"mode": "auto"}  # resolved once: out= for both libraries if sk ac
 
 
 def sk_gather_out_ok():
-    """Does scatterkit's gather/index_select accept out= (not in SPEC §2)?"""
+    """Does scatterkit's gather/index_select accept out= (not in CONTRACT §2)?"""
     if GATHER_OUT["mode"] == "alloc":
         return False
     if "ok" in GATHER_OUT:

@@ -16,7 +16,7 @@ def copy_fns(quick):
     with --quick); the tensors are made once. Returns {"copy": probe,
     "nt": probe}, a probe being {fn, numel, method, why}; fn is None, and
     why says why, where the binding has no scatterkit copy.
-    copy: BENCH.md's "large memcpy-style copy", PyTorch's out.copy_(src)
+    copy: docs/BENCHMARKS.md's "large memcpy-style copy", PyTorch's out.copy_(src)
     (ordinary stores: every destination line is read before it is written,
     as with memcpy; the issue's "about 35 GB/s"). The targets use it.
     nt: scatterkit's own parallel copy (non-temporal stores, no read of the

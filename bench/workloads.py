@@ -1,4 +1,4 @@
-"""The standard workloads W1-W13 of BENCH.md: each maker takes the size divisor
+"""The standard workloads W1-W13 of docs/BENCHMARKS.md: each maker takes the size divisor
 (1, or 8 with --quick) and returns a Case with its inputs built."""
 import numpy as np
 import torch
@@ -28,7 +28,7 @@ def _msg_inputs(s, dtype=torch.float32):
     N, T, C = (1 << 20) // s, 100000 // s, 32
     src = randn((N, C), g, dtype)
     i1 = randint(T, (N,), g)
-    x = torch.zeros((T, C), dtype=dtype)  # BENCH.md: scatter(zeros, ...)
+    x = torch.zeros((T, C), dtype=dtype)  # docs/BENCHMARKS.md: scatter(zeros, ...)
     return N, T, C, x, i1, src
 
 
@@ -103,7 +103,7 @@ def w4(s):
         o_th.copy_(x)
         return o_th.scatter_add_(0, ie, src)
 
-    def ref():  # SPEC: accumulate in float32, round once
+    def ref():  # CONTRACT: accumulate in float32, round once
         return x.float().scatter_add(0, ie, src.float()).to(torch.bfloat16)
     return Case("W4", "W2 in bfloat16", REDUCE, nb(src, i1) + 2 * nb(x), ie.numel(),
                 sk=skf, th=thf, prep_sk=poison(o_sk), sk_out=o_sk, prep_th=poison(o_th),

@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 #define SK_VERSION_MAJOR 0
-#define SK_VERSION_MINOR 1
+#define SK_VERSION_MINOR 2
 #define SK_VERSION_PATCH 0
 
 /* Most dimensions an sk_tensor may have; more is SK_STATUS_INVALID_SHAPE. */

@@ -1,22 +1,41 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh clone on a fresh machine:
-#   1. builds and installs the Python package with its test extras (torch==2.13.0, ...)
-#   2. C unit tests (ctest) against the plain reference in src/ref
-#   3. the same C tests again under AddressSanitizer + UndefinedBehaviorSanitizer
-#   4. install test: cmake --install, then the C example built with find_package and pkg-config
-#   5. pytest: every operator against PyTorch, hypothesis, errors, ONNX node tests, onnxruntime
-# It starts with the layer rule (includes, calls, call cycles) and the size rule
-# of docs/DESIGN.md (scripts/check_layers.py, scripts/check_sizes.py).
+# The whole test suite, from a fresh clone on a fresh machine (needs Python
+# 3.9+ with pip, a C compiler and pkg-config; CMake and Ninja come from PyPI):
+#   0. the layer and size rules of docs/DESIGN.md (scripts/check_layers.py,
+#      scripts/check_sizes.py)
+#   1. pip: the test dependencies (torch==2.13.0, onnx, onnxruntime, cmake,
+#      ninja, ...), then the build of scatterkit (Release, in parallel), shown
+#      as it runs
+#   2. the C tests (ctest) under AddressSanitizer + UndefinedBehaviorSanitizer:
+#      every C test, with memory and UB checks (the Release-built library is
+#      exercised by step 4 through the extension)
+#   3. install test: cmake --install to a prefix chosen at install time, then
+#      the C example built with find_package and with pkg-config
+#   4. pytest: every operator against PyTorch, hypothesis, errors, ONNX node
+#      tests, onnxruntime, docstring examples, the API reference, links
+# Each step prints what it runs; the end prints the time each step took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-JOBS=${JOBS:-2}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+export CMAKE_BUILD_PARALLEL_LEVEL=$JOBS
+PY=${PYTHON:-python3}
 
-step() { printf '\n==== %s ====\n' "$*"; }
+TIMES=()
+step_start=$SECONDS
+step_name=""
+step() {
+  if [ -n "$step_name" ]; then TIMES+=("$(printf '%5ds  %s' $((SECONDS - step_start)) "$step_name")"); fi
+  step_name=$*
+  step_start=$SECONDS
+  printf '\n==== %s ====\n' "$*"
+}
+show() { printf '+ %s\n' "$*"; "$@"; }
 
 if ! command -v pkg-config >/dev/null 2>&1; then
   step "installing pkg-config (Debian)"
   if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && apt-get install -y -qq pkg-config >/dev/null
+    show apt-get update
+    show apt-get install -y pkg-config
   else
     echo "pkg-config is missing: install it (apt-get install pkg-config)" >&2
     exit 1
@@ -24,27 +43,31 @@ if ! command -v pkg-config >/dev/null 2>&1; then
 fi
 
 step "layer and size rules (docs/DESIGN.md)"
-python3 scripts/check_layers.py
-python3 scripts/check_sizes.py
+show "$PY" scripts/check_layers.py
+show "$PY" scripts/check_sizes.py
 
-step "pip install .[test]"
-python3 -m pip install -q ".[test]"
-
-step "C tests (Release)"
-cmake -S . -B build/ctest -G Ninja -DCMAKE_BUILD_TYPE=Release -DSK_BUILD_TESTS=ON >/dev/null
-cmake --build build/ctest -j "$JOBS"
-ctest --test-dir build/ctest --output-on-failure -j "$JOBS"
+step "pip: test dependencies and the build of scatterkit (-v: the build's own output)"
+show "$PY" -m pip install -v ".[test]"
+# cmake and ninja from PyPI, where the machine has none of its own
+scripts=$("$PY" -c 'import sysconfig; print(sysconfig.get_path("scripts"))')
+user_scripts=$("$PY" -c 'import os, sysconfig; print(sysconfig.get_path("scripts", os.name + "_user"))')
+export PATH="$PATH:$scripts:$user_scripts"
+generator=()
+if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
 
 step "C tests under AddressSanitizer + UndefinedBehaviorSanitizer"
-cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
-  -DSK_SANITIZE=ON -DSK_BUILD_TESTS=ON >/dev/null
-cmake --build build/asan -j "$JOBS"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/asan --output-on-failure -j "$JOBS"
+# -g1: line tables only, enough for the sanitizers' stack traces, and a
+# lighter compile than full debug information
+show cmake -S . -B build/asan "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_C_FLAGS_DEBUG="-g1 -O1" -DSK_SANITIZE=ON -DSK_BUILD_TESTS=ON
+show cmake --build build/asan -j "$JOBS"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+show ctest --test-dir build/asan --output-on-failure -j "$JOBS"
+unset ASAN_OPTIONS UBSAN_OPTIONS
 
-step "install test (find_package and pkg-config)"
-# installs the Release build of step 2 (reconfigured with a temporary prefix)
-SK_INSTALL_BUILD_DIR="$PWD/build/ctest" bash tests/install/test_install.sh
+step "install test (cmake --install --prefix, find_package and pkg-config)"
+SK_JOBS=$JOBS show bash tests/install/test_install.sh "${generator[@]}"
 
 step "CUDA variant: compile and link (docs/GPU.md)"
 # Where nvcc is: the library and the GPU tester for one architecture; the
@@ -59,4 +82,9 @@ else
 fi
 
 step "Python tests (pytest)"
-python3 -m pytest tests/python -q -p no:cacheprovider
+show "$PY" -m pytest tests/python -q -p no:cacheprovider
+step "done"
+
+printf '\nseconds per step:\n'
+printf '%s\n' "${TIMES[@]}"
+printf '%5ds  total\n' "$SECONDS"

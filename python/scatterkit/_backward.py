@@ -117,7 +117,13 @@ def gather_backward(grad_out, x, index, axis, *, mode="error", fill_value=0, gra
     grad_out scatter-summed into x's shape. x may be given as its shape.
     mode "fill": filled positions send nothing back; "clip": the gradient
     goes to the clipped position. fill_value is accepted (so the forward's
-    arguments can be passed unchanged) and gets no gradient."""
+    arguments can be passed unchanged) and gets no gradient.
+
+    >>> import numpy as np, scatterkit as sk
+    >>> index = np.array([[0, 0], [1, 0]])
+    >>> sk.gather_backward(np.ones((2, 2)), (2, 2), index, 1).tolist()
+    [[2.0, 0.0], [1.0, 1.0]]
+    """
     op = "gather_backward"
     m = _choice(_GATHER_MODES, mode, op, "mode")
     if grad_x is False:
@@ -134,7 +140,12 @@ def gather_backward(grad_out, x, index, axis, *, mode="error", fill_value=0, gra
 
 def index_select_backward(grad_out, x, index, axis, *, mode="error", fill_value=0, grad_x=None):
     """The gradient of index_select(x, index, axis) with respect to x (x may
-    be given as its shape); the mode and fill_value rules of gather_backward."""
+    be given as its shape); the mode and fill_value rules of gather_backward.
+
+    >>> import numpy as np, scatterkit as sk
+    >>> sk.index_select_backward(np.ones((2, 3)), (2, 2), np.array([1, 1, 0]), 1).tolist()
+    [[1.0, 2.0], [1.0, 2.0]]
+    """
     op = "index_select_backward"
     m = _choice(_GATHER_MODES, mode, op, "mode")
     if grad_x is False:
@@ -149,7 +160,13 @@ def gather_nd_backward(grad_out, x, index, *, batch_dims=0, mode="error", fill_v
                        grad_x=None):
     """The gradient of gather_nd(x, index, batch_dims=...) with respect to x
     (x may be given as its shape); the mode and fill_value rules of
-    gather_backward."""
+    gather_backward.
+
+    >>> import numpy as np, scatterkit as sk
+    >>> index = np.array([[0, 1], [0, 1]])
+    >>> sk.gather_nd_backward(np.array([1.0, 2.0]), (2, 2), index).tolist()
+    [[0.0, 3.0], [0.0, 0.0]]
+    """
     op = "gather_nd_backward"
     m = _choice(_GATHER_MODES, mode, op, "mode")
     if grad_x is False:
@@ -163,7 +180,13 @@ def gather_nd_backward(grad_out, x, index, *, batch_dims=0, mode="error", fill_v
 def masked_select_backward(grad_out, x, mask, *, grad_x=None):
     """The gradient of masked_select(x, mask) with respect to x (x may be
     given as its shape): grad_out (1-d) written back to the True positions,
-    0 elsewhere, summed over the dimensions along which x was broadcast."""
+    0 elsewhere, summed over the dimensions along which x was broadcast.
+
+    >>> import numpy as np, scatterkit as sk
+    >>> mask = np.array([True, False, True])
+    >>> sk.masked_select_backward(np.array([5.0, 6.0]), (3,), mask).tolist()
+    [5.0, 0.0, 6.0]
+    """
     op = "masked_select_backward"
     if grad_x is False:
         return None
@@ -204,7 +227,18 @@ def scatter_backward(grad_out, x, index, src, axis, *, reduce=None, include_self
     amax/amin split it evenly among every contributor equal to the result (x
     included when include_self). src elements that were not read, or were
     dropped, get 0; a target without updates passes grad_out to grad_x; with
-    include_self=False a touched target gives x nothing."""
+    include_self=False a touched target gives x nothing.
+
+    >>> import numpy as np, scatterkit as sk
+    >>> x, src, index = np.zeros(3), np.array([1.0, 2.0, 3.0]), np.array([0, 0, 2])
+    >>> g = np.array([1.0, 10.0, 100.0])
+    >>> gx, gsrc = sk.scatter_backward(g, x, index, src, 0)  # assign: src[1] wins x[0]
+    >>> gx.tolist(), gsrc.tolist()
+    ([0.0, 10.0, 0.0], [0.0, 1.0, 100.0])
+    >>> gx, gsrc = sk.scatter_backward(g, x, index, src, 0, reduce="sum")
+    >>> gx.tolist(), gsrc.tolist()
+    ([1.0, 10.0, 100.0], [1.0, 1.0, 100.0])
+    """
     op = "scatter_backward"
     include_self = _flag(include_self, op, "include_self")
     r = _choice(_REDUCE, reduce, op, "reduce")
@@ -231,7 +265,15 @@ def index_scatter_backward(grad_out, x, index, updates, axis=0, *, reduce=None,
                            grad_updates=None):
     """The gradients of index_scatter(x, index, updates, axis, ...) with
     respect to x and updates: returns (grad_x, grad_updates). The rules and
-    `result` as in scatter_backward."""
+    `result` as in scatter_backward.
+
+    >>> import numpy as np, scatterkit as sk
+    >>> g = np.arange(6.0).reshape(3, 2)
+    >>> x, updates = np.zeros((3, 2)), np.ones((2, 2))
+    >>> gx, gu = sk.index_scatter_backward(g, x, np.array([2, 0]), updates, 0, reduce="sum")
+    >>> gu.tolist()
+    [[4.0, 5.0], [0.0, 1.0]]
+    """
     op = "index_scatter_backward"
     include_self = _flag(include_self, op, "include_self")
     r = _choice(_REDUCE, reduce, op, "reduce")
@@ -256,7 +298,14 @@ def scatter_nd_backward(grad_out, x, index, updates, *, reduce=None, mode="error
                         grad_x=None, grad_updates=None):
     """The gradients of scatter_nd(x, index, updates, reduce=..., mode=...)
     with respect to x and updates: returns (grad_x, grad_updates). The rules
-    and `result` as in scatter_backward (include_self is always True)."""
+    and `result` as in scatter_backward (include_self is always True).
+
+    >>> import numpy as np, scatterkit as sk
+    >>> g = np.array([[1.0, 2.0], [3.0, 4.0]])
+    >>> gx, gu = sk.scatter_nd_backward(g, np.zeros((2, 2)), np.array([[1]]), np.ones((1, 2)))
+    >>> gx.tolist(), gu.tolist()
+    ([[1.0, 2.0], [0.0, 0.0]], [[3.0, 4.0]])
+    """
     op = "scatter_nd_backward"
     r = _choice(_REDUCE, reduce, op, "reduce")
     m = _choice(_SCATTER_MODES, mode, op, "mode")
@@ -299,7 +348,13 @@ def slice_scatter_backward(grad_out, x, src, axis=0, start=None, stop=None, step
     """The gradients of slice_scatter(x, src, axis, start, stop, step) with
     respect to x and src: returns (grad_x, grad_src). grad_x is grad_out with
     the slice zeroed; grad_src is grad_out's slice, summed over the dimensions
-    along which src was broadcast. x and src may be given as their shapes."""
+    along which src was broadcast. x and src may be given as their shapes.
+
+    >>> import numpy as np, scatterkit as sk
+    >>> gx, gs = sk.slice_scatter_backward(np.arange(4.0), (4,), (2,), 0, None, None, 2)
+    >>> gx.tolist(), gs.tolist()
+    ([0.0, 1.0, 0.0, 3.0], [0.0, 2.0])
+    """
     op = "slice_scatter_backward"
     axes, starts, stops, steps = _slice_args(op, axis, start, stop, step)
     like = _like_grad(grad_out, op)
@@ -315,7 +370,13 @@ def diagonal_scatter_backward(grad_out, x, src, offset=0, axis1=0, axis2=1, *, g
     """The gradients of diagonal_scatter(x, src, offset, axis1, axis2) with
     respect to x and src: returns (grad_x, grad_src). grad_x is grad_out with
     the diagonal zeroed, grad_src the diagonal of grad_out. x and src may be
-    given as their shapes."""
+    given as their shapes.
+
+    >>> import numpy as np, scatterkit as sk
+    >>> gx, gs = sk.diagonal_scatter_backward(np.arange(4.0).reshape(2, 2), (2, 2), (2,))
+    >>> gx.tolist(), gs.tolist()
+    ([[0.0, 1.0], [2.0, 0.0]], [0.0, 3.0])
+    """
     op = "diagonal_scatter_backward"
     like = _like_grad(grad_out, op)
     xs = _shape_arg(x, op, "x")
@@ -333,7 +394,13 @@ def select_scatter_backward(grad_out, x, src, axis, index, *, grad_x=None, grad_
     """The gradients of select_scatter(x, src, axis, index) with respect to x
     and src: returns (grad_x, grad_src). grad_x is grad_out with the selected
     slice zeroed, grad_src that slice of grad_out. x and src may be given as
-    their shapes."""
+    their shapes.
+
+    >>> import numpy as np, scatterkit as sk
+    >>> gx, gs = sk.select_scatter_backward(np.arange(4.0).reshape(2, 2), (2, 2), (2,), 0, 1)
+    >>> gx.tolist(), gs.tolist()
+    ([[0.0, 1.0], [0.0, 0.0]], [2.0, 3.0])
+    """
     op = "select_scatter_backward"
     like = _like_grad(grad_out, op)
     xs = _shape_arg(x, op, "x")
@@ -352,7 +419,14 @@ def masked_scatter_backward(grad_out, x, mask, source, *, grad_x=None, grad_sour
     source: returns (grad_x, grad_source). grad_x is grad_out with the True
     positions zeroed; source element k (row-major) gets grad_out at the k-th
     True position, elements beyond the number of True positions get 0. x and
-    source may be given as their shapes."""
+    source may be given as their shapes.
+
+    >>> import numpy as np, scatterkit as sk
+    >>> mask = np.array([False, True, True])
+    >>> gx, gs = sk.masked_scatter_backward(np.array([1.0, 2.0, 3.0]), (3,), mask, (4,))
+    >>> gx.tolist(), gs.tolist()
+    ([1.0, 0.0, 0.0], [2.0, 3.0, 0.0, 0.0])
+    """
     op = "masked_scatter_backward"
     like = _like_grad(grad_out, op)
     xs = _shape_arg(x, op, "x")
@@ -375,7 +449,14 @@ def tensor_scatter_backward(grad_out, cache, update, write_indices=None, *, axis
     grad_update reads grad_out where each element was written (0 for an
     element that a later circular write overwrote). cache and update may be
     given as their shapes. grad_update is always computed (its shape tells C
-    the update length); grad_update=False only drops it from the result."""
+    the update length); grad_update=False only drops it from the result.
+
+    >>> import numpy as np, scatterkit as sk
+    >>> g = np.arange(8.0).reshape(2, 4, 1)
+    >>> gc, gu = sk.tensor_scatter_backward(g, (2, 4, 1), (2, 1, 1), np.array([0, 3]))
+    >>> gc[..., 0].tolist(), gu[..., 0].tolist()
+    ([[0.0, 1.0, 2.0, 3.0], [4.0, 5.0, 6.0, 0.0]], [[0.0], [7.0]])
+    """
     op = "tensor_scatter_backward"
     m = _choice(_TENSOR_SCATTER_MODES, mode, op, "mode")
     like = _like_grad(grad_out, op)

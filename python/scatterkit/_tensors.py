@@ -51,23 +51,58 @@ def _check_neg(v, op, name):
                         f".resolve_neg() on it first")
 
 
+def _check_masked(v, op, name):
+    """A NumPy masked array exports its data without its mask: refused rather
+    than read with the masked elements as if they were valid."""
+    ma = sys.modules.get("numpy.ma")  # a masked array exists only once numpy.ma is imported
+    if ma is not None and isinstance(v, ma.MaskedArray):
+        raise TypeError(f"{op}: {name} is a numpy.ma.MaskedArray, whose mask scatterkit would "
+                        f"ignore; pass {name}.filled(value) or {name}.data instead")
+
+
 def as_input(v, op="scatterkit", name="input"):
     """The object handed to C for an input tensor: torch refuses to export a
     tensor that requires grad through DLPack, and the values are all we read.
     A torch tensor with the negative bit set is refused (DLPack would drop the
-    negation)."""
+    negation), and so is a NumPy masked array (the mask would be dropped)."""
     if torch_of(v) is not None:
         _check_neg(v, op, name)
         if v.requires_grad:
             return v.detach()
+    elif isinstance(v, np.ndarray) and type(v) is not np.ndarray:
+        _check_masked(v, op, name)
     return v
 
 
+def as_x(v, op, name="x"):
+    """The tensor an operator reads and shapes its result like: a Python
+    scalar or a (nested) list or tuple is read as numpy.asarray reads it (a
+    NumPy result); anything else is returned unchanged."""
+    if isinstance(v, (list, tuple, bool, int, float, complex)):
+        try:
+            return np.asarray(v)
+        except (ValueError, TypeError, OverflowError) as e:
+            raise ValueError(f"{op}: {name} could not be converted to an array: {e}") from e
+    return v
+
+
+def _is_jax_array(v):
+    jax = sys.modules.get("jax")  # as for torch: a JAX array exists only once jax is imported
+    return jax is not None and isinstance(v, getattr(jax, "Array", ()))
+
+
 def as_output(v, op, name="out"):
+    """The object handed to C for a tensor C writes (out, a gradient buffer).
+    Read-only memory is refused: NumPy's writeable=False and a DLPack export
+    flagged read-only by C, a JAX array here (JAX arrays are immutable, but
+    JAX exports them through the legacy DLPack capsule, which has no flag)."""
     if isinstance(v, np.generic):
         # Its __array_interface__ describes a temporary copy: writes would be lost.
         raise TypeError(f"{op}: {name} must be an array or tensor, got the NumPy scalar type "
                         f"{type(v).__name__}")
+    if _is_jax_array(v):
+        raise ValueError(f"{op}: {name} is a JAX array, which is immutable (read-only); pass "
+                         "a NumPy array or a torch tensor to write into")
     return as_input(v, op, name)
 
 

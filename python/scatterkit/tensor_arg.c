@@ -435,7 +435,8 @@ int sk_py_arg_convert(sk_arg *a, PyObject *obj, const char *op, const char *name
     }
     if (rc < 0) return -1;
     if (writable && a->readonly) {
-        PyErr_Format(PyExc_ValueError, "%s: %s is read-only", op, name);
+        PyErr_Format(PyExc_ValueError, "%s: %s is read-only (marked so by its array interface "
+                     "or its DLPack export); pass a writable array or tensor", op, name);
         return -1;
     }
     /* Kernels load elements through typed pointers; a packed view (e.g.

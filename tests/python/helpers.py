@@ -6,7 +6,7 @@
   strided, expanded = zero strides, negative = NumPy negative strides),
 - torch <-> NumPy conversion,
 - reference implementations of gather / scatter / index_select /
-  index_scatter that follow SPEC.md (helpers_refs.py),
+  index_scatter that follow docs/CONTRACT.md (helpers_refs.py),
 - bitwise / tolerance comparisons and a small failure collector so that a
   test that loops over a large cross product reports every failing case.
 """
@@ -32,7 +32,7 @@ warnings.filterwarnings("ignore", message="index_reduce\\(\\) is in beta")
 
 
 def reduces_for(dtype):
-    """The reductions SPEC allows for a dtype (bool: assign, amax, amin)."""
+    """The reductions CONTRACT allows for a dtype (bool: assign, amax, amin)."""
     return BOOL_REDUCES if dtype == "bool" else REDUCES
 
 
@@ -88,7 +88,7 @@ def empty_of(shape, dtype, kind):
 # tests produce is then exact in float32 (and float64), so the result does not
 # depend on the order in which a target's updates are combined, and float
 # results can be compared bitwise. float16/bfloat16 reduce in float32 and
-# round once (SPEC), so their reference is the exact float32 result rounded
+# round once (CONTRACT), so their reference is the exact float32 result rounded
 # once. test_scatter_float_random_values uses ordinary random floats with a
 # tolerance.
 PROD_VALUES = np.array([-2.0, -1.5, -1.0, -0.75, -0.5, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0])

@@ -45,7 +45,7 @@ def leaf(t):
 # the plain reference
 # --------------------------------------------------------------------------
 def resolve(i, n, mode):
-    """An index value per SPEC/CHOICES: negative wraps, then clip/drop/error."""
+    """An index value per CONTRACT/CHOICES: negative wraps, then clip/drop/error."""
     i = int(i)
     if -n <= i < n:
         return i + n if i < 0 else i

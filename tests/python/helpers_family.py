@@ -11,7 +11,7 @@ References
   float16/bfloat16 in float32 rounded once, NumPy uint64 wrap-around for
   integers, last-wins NumPy for assign). A 1-d scatter over the flat targets
   is the same computation, and the row-major order of the updates is the
-  order SPEC's last-wins rule refers to.
+  order CONTRACT's last-wins rule refers to.
 - Indexed gathers (tuple-axis gather, gather_nd): the flat source position of
   every output element (or -1 for mode="fill"), read from x.reshape(-1).
 - Pure data movement (slice/tensor scatter): NumPy on the raw bits (every
@@ -56,7 +56,7 @@ def from_bits(a, dtype):
 # --------------------------------------------------------------------------
 def norm_component(v, n, mode):
     """v: int64 array of raw index values for an axis of size n.
-    Returns (normalised, valid) as SPEC section 2 / CHOICES say."""
+    Returns (normalised, valid) as CONTRACT §2 / CHOICES say."""
     v = np.asarray(v, dtype=np.int64)
     valid = (v >= -n) & (v < n)
     norm = np.where(v < 0, v + n, v)

@@ -1,6 +1,6 @@
 """Reference implementations of gather / scatter / index_select /
-index_scatter that follow SPEC.md (PyTorch for values; plain NumPy where the
-SPEC departs from or goes beyond PyTorch -- every such place says why), and
+index_scatter that follow docs/CONTRACT.md (PyTorch for values; plain NumPy where the
+CONTRACT departs from or goes beyond PyTorch -- every such place says why), and
 the index normalisation they share; helpers.py re-exports them."""
 import numpy as np
 import torch
@@ -10,7 +10,7 @@ from helpers_dtypes import INT_DTYPES, LOW_FLOAT_DTYPES, NP_DTYPE, TORCH_DTYPE, 
 
 
 # --------------------------------------------------------------------------
-# index normalisation (SPEC "Indices")
+# index normalisation (CONTRACT "Indices")
 # --------------------------------------------------------------------------
 def normalize_index(idx, n, mode):
     """idx: torch int tensor of raw index values. Returns (norm, valid):
@@ -80,7 +80,7 @@ def _flat_targets(x_shape, norm, axis):
 
 
 def _scatter_assign(x, norm, block, axis):
-    # SPEC: with duplicate targets the LAST update in row-major order of the
+    # CONTRACT: with duplicate targets the LAST update in row-major order of the
     # index wins, always. torch.scatter leaves duplicates undefined, so this
     # is plain NumPy: keep, for every target, the last position naming it.
     out = x.clone().reshape(-1)
@@ -95,7 +95,7 @@ def _scatter_assign(x, norm, block, axis):
 
 
 def _scatter_int(x, norm, block, axis, reduce, include_self):
-    # SPEC: integer sum/prod wrap around like two's complement and integer
+    # CONTRACT: integer sum/prod wrap around like two's complement and integer
     # mean is the (wrapped) sum divided by the count, rounded toward -inf.
     # torch computes the same (checked: it wraps in the dtype and floors the
     # mean) but relies on C++ signed overflow, so the reference is NumPy in
@@ -142,7 +142,7 @@ def _scatter_core(x, norm, block, axis, reduce, include_self):
                                              include_self=include_self)
         return r.to(torch.bool)
     if name in LOW_FLOAT_DTYPES:
-        # SPEC: float16/bfloat16 reduce in float32 and round once at the end.
+        # CONTRACT: float16/bfloat16 reduce in float32 and round once at the end.
         xf, bf = x.float(), block.float()
         r = xf.scatter_reduce(axis, norm, bf, reduce, include_self=include_self)
         return _canonical_chunks(xf, norm, bf, axis, reduce, include_self, r).to(x.dtype)
@@ -154,7 +154,7 @@ CANONICAL_CHUNK = 256
 
 
 def canonical_fold(start, values, prod):
-    """SPEC's canonical order: values (position order) in chunks of 256, the
+    """CONTRACT's canonical order: values (position order) in chunks of 256, the
     first folded one after another into start, each later one from the
     identity and then into the running value; in start's NumPy float type."""
     t = type(start)

@@ -1,16 +1,16 @@
-"""Backward (SPEC section 7) through scatterkit.torch: gradcheck and a plain reference.
+"""Backward (CONTRACT §7) through scatterkit.torch: gradcheck and a plain reference.
 
 Every case is checked twice, in float64:
 - torch.autograd.gradcheck (finite differences against our C backward);
 - against a *plain reference*: the forward rebuilt element by element from
   torch indexing, torch.stack and the reductions torch.sum / prod / mean /
   amax / amin over each target's contributors, differentiated by torch
-  autograd. That reference follows SPEC section 7 by construction: assign
+  autograd. That reference follows CONTRACT §7 by construction: assign
   keeps the last writer only (the overwritten values never reach the output),
   torch.amax/amin split the gradient evenly among tied values, torch.prod is
   exact with zeros, unread src elements never reach the output.
   It is used where gradcheck cannot be (ties: amax/amin are not
-  differentiable there, SPEC defines the split) and where SPEC departs from
+  differentiable there, CONTRACT defines the split) and where CONTRACT departs from
   torch's own scatter gradients (assign with duplicates, src.shape !=
   index.shape); test_backward_torch.py compares with torch where torch
   defines the gradient.
@@ -167,7 +167,7 @@ def test_prod_zero_gradients_by_hand():
 
 
 # --------------------------------------------------------------------------
-# amax/amin ties: SPEC's even split (gradcheck does not apply)
+# amax/amin ties: CONTRACT's even split (gradcheck does not apply)
 # --------------------------------------------------------------------------
 @pytest.mark.parametrize("reduce", ["amax", "amin"])
 def test_ties_by_hand(reduce):
@@ -293,7 +293,7 @@ def test_index_scatter_and_scatter_nd_0d_updates(reduce, rng):
 # amax/amin over rows (message passing): the backward's pass over update rows
 # --------------------------------------------------------------------------
 def _rows_reference(x, u, rows_target, res, g, reduce, include_self):
-    """SPEC's rules written out in NumPy (float64 arithmetic, shares rounded
+    """CONTRACT's rules written out in NumPy (float64 arithmetic, shares rounded
     once to the dtype): rows_target[i] is update row i's target row (-1:
     dropped). amax/amin split among ties, NaN ties with NaN; mean divides by
     the contributors. 16-bit floats work in float32 (the caller rounds the

@@ -347,7 +347,7 @@ def test_grad_out_layouts(rng):
 @pytest.mark.usefixtures("restore_threads")
 @pytest.mark.parametrize("reduce", [None, "sum", "prod", "mean", "amax"])
 def test_backward_same_bits_for_every_thread_count(reduce, rng):
-    """SPEC: bitwise identical for every thread count (the backward too)."""
+    """CONTRACT: bitwise identical for every thread count (the backward too)."""
     x = torch.tensor(rng.uniform(0.9, 1.1, (300, 40)), dtype=torch.float32)
     index = torch.from_numpy(rng.integers(0, 300, (3000, 40)))
     src = torch.tensor(rng.uniform(0.9, 1.1, (3000, 40)), dtype=torch.float32)

@@ -1,4 +1,4 @@
-"""Backward (SPEC section 7) of the gather-type operators and of slice /
+"""Backward (CONTRACT §7) of the gather-type operators and of slice /
 diagonal / select / masked scatter and tensor_scatter through
 scatterkit.torch: gradcheck and the plain reference of helpers_backward.py
 (see test_backward.py for what it is)."""

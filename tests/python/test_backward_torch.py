@@ -4,18 +4,18 @@ Random float64 inputs; the gradients of x and src for a random grad_out must
 equal torch's (to rounding: sums of several gradients may be added in
 another order, prod divides in another order).
 
-Where SPEC section 7 departs from PyTorch the comparison is left out and
+Where CONTRACT §7 departs from PyTorch the comparison is left out and
 test_backward.py checks against a plain reference instead:
 - assign with duplicate targets: torch.scatter / index_copy / index_put
   give grad_out to every duplicate (their forward leaves the winner
-  undefined); SPEC gives it to the winning (last) update only.
+  undefined); CONTRACT gives it to the winning (last) update only.
 - src.shape != index.shape (src bigger): torch's scatter backward returns a
-  gradient of index's shape, which autograd rejects; SPEC gives the unread
+  gradient of index's shape, which autograd rejects; CONTRACT gives the unread
   src elements 0.
 - amax/amin with include_self=False where x ties with the result:
   torch.scatter_reduce counts x among the ties although x is not a
   contributor (x=[1], src=[1, 1]: each src gets 1/3, so 1/3 of the gradient
-  is lost); SPEC splits among the contributors only (1/2 each). Checked here
+  is lost); CONTRACT splits among the contributors only (1/2 each). Checked here
   as a documented difference.
 So here: no duplicates for assign, src.shape == index.shape, and no ties
 (continuous random values) except in the tests that say otherwise.
@@ -164,7 +164,7 @@ def test_scatter_amax_ties_vs_torch_include_self(rng):
 
 
 def test_scatter_amax_tie_with_x_departs_from_torch():
-    """SPEC departs: include_self=False and x equal to the result. torch
+    """CONTRACT departs: include_self=False and x equal to the result. torch
     counts x as a tie although it is not a contributor (src 1/3 each, x 0:
     1/3 of the gradient is lost); scatterkit splits among the contributors
     (src 1/2 each, x 0)."""
@@ -182,7 +182,7 @@ def test_scatter_amax_tie_with_x_departs_from_torch():
 
 
 def test_assign_duplicates_departs_from_torch():
-    """SPEC departs: with duplicate targets the last update wins and only it
+    """CONTRACT departs: with duplicate targets the last update wins and only it
     gets the gradient; torch.scatter gives grad_out to every duplicate."""
     index = torch.tensor([1, 1, 1])
     inputs = [torch.zeros(2, dtype=F64), torch.tensor([1.0, 2.0, 3.0], dtype=F64)]
@@ -195,7 +195,7 @@ def test_assign_duplicates_departs_from_torch():
 
 
 def test_src_bigger_than_index_departs_from_torch():
-    """SPEC: only the leading index.shape block of src is read; the rest gets
+    """CONTRACT: only the leading index.shape block of src is read; the rest gets
     0. torch's scatter backward returns index's shape and autograd refuses it."""
     index = torch.tensor([[0, 1, 2], [2, 1, 0]])
     inputs = [torch.zeros(3, 3, dtype=F64), torch.ones(4, 3, dtype=F64)]

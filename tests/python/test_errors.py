@@ -1,4 +1,4 @@
-"""SPEC section 4: TypeError (dtype), ValueError (shape, axis, argument),
+"""CONTRACT §4: TypeError (dtype), ValueError (shape, axis, argument),
 IndexError (index out of range); messages name the operator and the argument
 (for an index: its position and value, the axis and its size); a failed call
 writes nothing (out and, in place, x are exactly as before).
@@ -30,7 +30,7 @@ def test_index_out_of_range_message(op, kind, index_dtype, bad):
     with pytest.raises(IndexError) as ei:
         call_op(op, x, idx, axis, other)
     msg = str(ei.value)
-    # SPEC example: "scatter: index[3, 7] = 12 is out of range for axis 1 of size 10"
+    # CONTRACT example: "scatter: index[3, 7] = 12 is out of range for axis 1 of size 10"
     assert op_in(op, msg), msg
     assert "index" in msg, msg
     if len(pos) == 2:

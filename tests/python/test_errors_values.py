@@ -1,4 +1,4 @@
-"""SPEC section 4, ValueError: shape, axis and argument errors, out= that
+"""CONTRACT §4, ValueError: shape, axis and argument errors, out= that
 is the wrong shape, overlaps an input or cannot be written; messages name
 the operator and the argument. test_errors.py has the IndexError and
 TypeError cases and the failed calls that must write nothing."""
@@ -50,7 +50,7 @@ def test_bad_mode(op, mode):
 
 @pytest.mark.parametrize("op", OPS)
 def test_mode_of_the_other_family(op):
-    """'drop' is for scatter-type ops, 'fill' for gather-type ops (SPEC
+    """'drop' is for scatter-type ops, 'fill' for gather-type ops (CONTRACT
     Indices): the other one is an argument error."""
     x, idx, other, axis = valid_args(op)
     mode = "drop" if op in ("gather", "index_select") else "fill"
@@ -110,7 +110,7 @@ def test_out_overlapping_src(op):
         call_op(op, x, idx, axis, src, out=out)
     assert (buf == 0).all()
     msg = str(ei.value)
-    # SPEC 4: the message names the operator and the argument(s) concerned
+    # CONTRACT §4: the message names the operator and the argument(s) concerned
     arg = "src" if op == "scatter" else "updates"
     assert op_in(op, msg) and "out" in msg and arg in msg, msg
 
@@ -201,7 +201,7 @@ def test_index_select_axis_error_names_axis():
 
 
 def test_error_types_hierarchy():
-    """The errors are the builtin types (or subclasses), as SPEC says."""
+    """The errors are the builtin types (or subclasses), as CONTRACT says."""
     x = np.zeros((2, 3), np.float32)
     with pytest.raises(IndexError):
         sk.gather(x, np.full((2, 3), 3), 1)
@@ -243,7 +243,7 @@ def test_gradient_buffers_are_named_in_errors():
 
 def test_include_self_must_be_a_bool():
     """include_self="False" would be truthy: refused, as PyTorch refuses it;
-    the error is both a ValueError (SPEC section 4) and a TypeError."""
+    the error is both a ValueError (CONTRACT §4) and a TypeError."""
     x = torch.ones(3)
     for bad in ("False", None, [], 0, 1.0):
         for call in (lambda: sk.scatter(x, [0], torch.tensor([5.0]), 0, reduce="sum",

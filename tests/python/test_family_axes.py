@@ -1,6 +1,6 @@
 """gather / scatter with axis a tuple (CINN gather_nd / scatter_nd with dims).
 
-SPEC section 3: index.shape == out.shape + (M,), out.ndim == x.ndim;
+CONTRACT §3: index.shape == out.shape + (M,), out.ndim == x.ndim;
 out[p] = x[p with p[axis[k]] = index[p + (k,)]]; scatter is the inverse
 (src.shape[d] >= index.shape[d] for the leading block, or a scalar).
 References: plain NumPy flat positions (helpers_family) reduced with

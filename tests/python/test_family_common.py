@@ -193,7 +193,7 @@ def _threads_cases(rng):
 
 
 def test_every_family_op_threads_1_vs_2(rng, restore_threads):
-    """SPEC: results are bitwise identical for every thread count."""
+    """CONTRACT: results are bitwise identical for every thread count."""
     cases = _threads_cases(rng)
     results = {}
     for nt in (1, 2):

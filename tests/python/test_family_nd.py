@@ -370,7 +370,7 @@ def test_scatter_nd_overlap_refused():
 @pytest.mark.parametrize("index_dtype", INDEX_DTYPES)
 def test_extreme_index_values(index_dtype):
     """Index values at the ends of the index dtype: no overflow in the
-    negative rule or the range check; fill/clip/drop/error as SPEC says."""
+    negative rule or the range check; fill/clip/drop/error as CONTRACT says."""
     info = np.iinfo(index_dtype)
     x = np.arange(5, dtype=np.int64)
     for v in [int(info.max), int(info.min), int(info.max) - 1, int(info.min) + 5]:

@@ -130,7 +130,7 @@ def test_tensor_scatter_circular_empty_axis_is_consistent():
     """An update of length 2 cannot be written into an axis of size 0 in
     circular mode: explicit write_indices [0, 0] are an IndexError
     (CHOICES: [0, n) is empty), and write_indices=None means 0 for every
-    batch (SPEC), so it must be refused the same way rather than silently
+    batch (CONTRACT), so it must be refused the same way rather than silently
     dropping the update."""
     cache = np.zeros((2, 0, 2))
     upd = np.ones((2, 2, 2))
@@ -184,7 +184,7 @@ def test_tensor_scatter_errors(kind):
 
 @pytest.mark.parametrize("kind", ["numpy", "torch"])
 def test_tensor_scatter_write_indices_shape_message(kind):
-    """SPEC section 4: the message names what was expected AND what was
+    """CONTRACT §4: the message names what was expected AND what was
     given; for write_indices of the wrong length the given shape must
     appear."""
     def K(a):

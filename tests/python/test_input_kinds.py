@@ -371,7 +371,7 @@ def test_python_int_out_of_dtype_range_refused(kind, dtype, value):
 
 @pytest.mark.parametrize("kind", ["numpy", "torch"])
 def test_float_scalar_too_large_becomes_inf_silently(kind):
-    # SPEC §4: the library never prints. NumPy's cast of 1e10 to float16 warns
+    # CONTRACT §4: the library never prints. NumPy's cast of 1e10 to float16 warns
     # (RuntimeWarning, printed or raised); the value becomes inf as with torch.
     import warnings
     mk = (lambda a, dt: np.asarray(a, dtype=dt)) if kind == "numpy" else \

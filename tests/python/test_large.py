@@ -1,4 +1,4 @@
-"""Sizes and offsets are 64-bit: tensors over 2**31 elements work (SPEC).
+"""Sizes and offsets are 64-bit: tensors over 2**31 elements work (CONTRACT).
 
 np.zeros gets its memory from calloc, so a 2**31-element uint8 array costs
 address space, not RAM, as long as only a few pages are touched: the tests

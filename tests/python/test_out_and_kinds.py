@@ -167,7 +167,7 @@ def test_dlpack_only_index_and_src(rng):
 
 def test_readonly_broadcast_input(rng):
     """np.broadcast_to gives a read-only zero-stride view; it is a valid
-    input (SPEC: any strides, no copies) for x, index and src."""
+    input (CONTRACT: any strides, no copies) for x, index and src."""
     xr = values(rng, (5, 1), "float64")
     x = np.broadcast_to(xr.numpy(), (5, 4))
     assert not x.flags.writeable

@@ -33,7 +33,7 @@ def common(draw, min_ndim=0):
 
 
 def _zero_d_call(fn):
-    """SPEC is silent on the axis of a 0-d x: accept torch's reading (a 0-d
+    """CONTRACT is silent on the axis of a 0-d x: accept torch's reading (a 0-d
     tensor acts as shape (1,)) or a ValueError."""
     try:
         got = fn()

@@ -80,7 +80,7 @@ def test_scatter_mixed_layouts(kind, rng):
 
 
 def _loop_assign(x, idx, src, axis):
-    # Plain Python loops: SPEC says the update that comes LAST in row-major
+    # Plain Python loops: CONTRACT says the update that comes LAST in row-major
     # order of the index wins; torch.scatter leaves duplicates unspecified.
     out = x.copy()
     for p in np.ndindex(*idx.shape):
@@ -188,7 +188,7 @@ def test_scatter_nan_amax_explicit():
 
 
 def test_scatter_integer_wraparound():
-    """SPEC: integer sum/prod wrap like two's complement (torch agrees)."""
+    """CONTRACT: integer sum/prod wrap like two's complement (torch agrees)."""
     got = sk.scatter(np.zeros(2, np.int8), np.array([0, 0]), np.array([100, 100], np.int8), 0,
                      reduce="sum")
     np.testing.assert_array_equal(got, np.array([-56, 0], np.int8))
@@ -212,7 +212,7 @@ def test_scatter_integer_wraparound():
 
 
 def test_scatter_integer_mean_floor():
-    """SPEC: integer mean rounds toward -inf; torch does the same (floor)."""
+    """CONTRACT: integer mean rounds toward -inf; torch does the same (floor)."""
     x = np.array([0, 0, 5], np.int32)
     i = np.array([0, 0, 1])
     s = np.array([-3, -4, -5], np.int32)
@@ -346,7 +346,7 @@ def test_scatter_zero_size(rng):
 
 
 def test_scatter_zero_d():
-    """0-d x/index/src: SPEC says 0-d tensors work wherever the shapes allow.
+    """0-d x/index/src: CONTRACT says 0-d tensors work wherever the shapes allow.
     For scatter the only axis a 0-d tensor could name is 0/-1 (torch's rule:
     a 0-d tensor acts as shape (1,)); NumPy would refuse the axis. Either
     behaviour is a reasonable reading, so accept torch's result or a

@@ -1,5 +1,5 @@
 """set_num_threads / get_num_threads, and results bitwise identical for every
-thread count (SPEC: deterministic, always)."""
+thread count (CONTRACT: deterministic, always)."""
 import numpy as np
 import pytest
 import torch
