@@ -369,7 +369,7 @@ def get_num_threads():
 
 def last_kernel():
     """The name of the kernel path the last operator call on this thread ran,
-    e.g. ``"cpu/scatter/blocked_rows"`` ("" before any). For tests and
+    e.g. ``"cpu/scatter/segments"`` ("" before any). For tests and
     performance work: the path of a name is its file, ``src/<name>.c``.
 
     >>> import numpy as np, scatterkit as sk

@@ -169,7 +169,7 @@ def canonical_fold(start, values, prod):
 
 def _canonical_chunks(x, norm, block, axis, reduce, include_self, r):
     """torch's float scatter_reduce folds each target's updates one after
-    another: SPEC's canonical order up to 256 contributors. Targets with more
+    another: CONTRACT's canonical order up to 256 contributors. Targets with more
     are folded again here by the contract's rule."""
     if reduce not in ("sum", "mean", "prod"):
         return r

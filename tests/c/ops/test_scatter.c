@@ -236,11 +236,11 @@ static void scatter_one(const char *what, const skt_params *p, bool inplace, con
     skt_run(&skt_op_scatter, &b, skt_reduce_tol(p->dt, p->reduce));
 }
 
-/* Row scatters large enough for the blocked path of the scatter engine
- * (update rows cut into fixed blocks, each reduced into its own partial):
- * index [1, 9000, 16] broadcast along its last dimension into x [1, 300, 16],
- * at 1, 2 and 3 threads (3: more threads than blocks). */
-static void scatter_blocked_rows(void) {
+/* Row scatters large enough for the segments path of the scatter engine
+ * (rows sorted by target into buckets, each folded by one thread): index
+ * [1, 9000, 16] broadcast along its last dimension into x [1, 300, 16], at
+ * 1, 2 and 3 threads. */
+static void scatter_segment_rows(void) {
     static const sk_dtype dts[] = {SK_DTYPE_FLOAT32, SK_DTYPE_FLOAT64, SK_DTYPE_BFLOAT16,
                                    SK_DTYPE_INT32, SK_DTYPE_BOOL};
     const skt_shape xs = {3, {1, 300, 16}}, is = {3, {1, 9000, 16}};
@@ -370,7 +370,7 @@ static void scatter_last_axis_bounds(void) {
 static void extra(void) {
     scatter_last_axis_bounds();
     scatter_half_rounding();
-    scatter_blocked_rows();
+    scatter_segment_rows();
     scatter_column_tiles();
 }
 
