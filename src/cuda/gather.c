@@ -8,7 +8,7 @@
 #include "cuda/cuda.h"
 
 /* SK_STATUS_INDEX_OUT_OF_RANGE for the bad value at scanned position pos of
- * k (SPEC section 4's message: position, value, axis, size). */
+ * k (CONTRACT section 4's message: position, value, axis, size). */
 static sk_status sk_cuda_report_bad(const sk_cuda_call *call, const sk_index_check *c,
                                     const sk_cuda_check *k, int64_t pos) {
     const sk_tensor *t = c->index;

@@ -97,7 +97,13 @@ static bool sk_seg_layout(sk_seg_job *job, const sk_plan *p, const sk_exec *ex) 
     job->out_row_major = sk_row_major(ex->out);
     job->acc_size = SK_IS_HALF(p->dtype) ? sizeof(float) : p->elem_size;
     job->stage_row = (size_t)job->len * p->elem_size;
-    int64_t nb = 4 * (int64_t)sk_seg_threads(job, ex), shift = 0;
+    /* buckets: SK_SEG_BUCKETS_PER_THREAD per thread at least, and small
+     * enough that a bucket's working rows stay in a core's L2 while it is
+     * folded (the staging is read in order whatever their number) */
+    int64_t nb = SK_SEG_BUCKETS_PER_THREAD * (int64_t)sk_seg_threads(job, ex), shift = 0;
+    int64_t by_bytes = (int64_t)((double)job->nkeys * (double)job->len * (double)job->acc_size /
+                                 SK_SEG_BUCKET_BYTES) + 1;
+    if (nb < by_bytes) nb = by_bytes;
     if (nb > job->nkeys) nb = job->nkeys;
     while (((job->nkeys - 1) >> shift) >= nb) shift++;
     sk_seg_window(job, 0, job->nkeys, (int)shift);
