@@ -14,7 +14,8 @@ SK_INLINE void sk_gather_varying(const sk_plan *p, const sk_exec *ex, const sk_c
     int64_t ds = p->dense_stride[d], ts = p->target_stride[d], is = p->index_stride[d];
     if (p->ncomp == 1) {
         int64_t n = p->comp_size[0], cts = p->comp_target_stride[0];
-        const char *base = target + (ptrdiff_t)c->target * (ptrdiff_t)ES;
+        /* an empty x (every value out of range, filled) has no data: not even NULL + 0 */
+        const char *base = target ? target + (ptrdiff_t)c->target * (ptrdiff_t)ES : NULL;
 #define SK_VARYING_LOOP(T, IT)                                                                     \
     do {                                                                                           \
         T *o_ = (T *)(void *)dense;                                                                \
