@@ -6,12 +6,14 @@
 #   1. pip: the test dependencies (torch==2.13.0, onnx, onnxruntime, cmake,
 #      ninja, ...), then the build of scatterkit (Release, in parallel), shown
 #      as it runs
-#   2. the C tests (ctest) under AddressSanitizer + UndefinedBehaviorSanitizer:
-#      every C test, with memory and UB checks (the Release-built library is
-#      exercised by step 4 through the extension)
+#   2. the C tests (ctest), built by Clang, under AddressSanitizer +
+#      UndefinedBehaviorSanitizer (fatal): every C test, with memory and UB
+#      checks (GCC builds the extension of step 1, which step 5 exercises);
+#      then the fuzz target (tests/fuzz) for 60 s from its seed corpus
 #   3. install test: cmake --install to a prefix chosen at install time, then
 #      the C example built with find_package and with pkg-config
-#   4. pytest: every operator against PyTorch, hypothesis, errors, ONNX node
+#   4. the CUDA variant compiled and linked where nvcc is (docs/GPU.md)
+#   5. pytest: every operator against PyTorch, hypothesis, errors, ONNX node
 #      tests, onnxruntime, docstring examples, the API reference, links
 # Each step prints what it runs; the end prints the time each step took.
 set -euo pipefail
@@ -31,16 +33,17 @@ step() {
 }
 show() { printf '+ %s\n' "$*"; "$@"; }
 
-if ! command -v pkg-config >/dev/null 2>&1; then
-  step "installing pkg-config (Debian)"
+for tool in pkg-config clang; do
+  command -v "$tool" >/dev/null 2>&1 && continue
+  step "installing $tool (Debian)"
   if [ "$(id -u)" = 0 ]; then
     show apt-get update
-    show apt-get install -y pkg-config
+    show apt-get install -y "$tool"
   else
-    echo "pkg-config is missing: install it (apt-get install pkg-config)" >&2
+    echo "$tool is missing: install it (apt-get install $tool)" >&2
     exit 1
   fi
-fi
+done
 
 step "layer and size rules (docs/DESIGN.md)"
 show "$PY" scripts/check_layers.py
@@ -55,16 +58,20 @@ export PATH="$PATH:$scripts:$user_scripts"
 generator=()
 if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
 
-step "C tests under AddressSanitizer + UndefinedBehaviorSanitizer"
-# -g1: line tables only, enough for the sanitizers' stack traces, and a
-# lighter compile than full debug information
-show cmake -S . -B build/asan "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_C_FLAGS_DEBUG="-g1 -O1" -DSK_SANITIZE=ON -DSK_BUILD_TESTS=ON
+step "C tests under AddressSanitizer + UndefinedBehaviorSanitizer (Clang; UBSan fatal)"
+# Clang here, GCC for the extension: both compilers build and pass. -g1: line
+# tables only, enough for the sanitizers' stack traces. SK_FUZZ adds
+# libFuzzer's coverage, so this build also gives the fuzz target below.
+CC=clang show cmake -S . -B build/asan "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug \
+  -DCMAKE_C_FLAGS_DEBUG="-g1 -O1" -DSK_SANITIZE=ON -DSK_FUZZ=ON -DSK_BUILD_TESTS=ON
 show cmake --build build/asan -j "$JOBS"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 show ctest --test-dir build/asan --output-on-failure -j "$JOBS"
 unset ASAN_OPTIONS UBSAN_OPTIONS
+
+step "fuzz target (tests/fuzz: libFuzzer + ASan + UBSan), 60 s from the seed corpus"
+FUZZ_BUILD=build/asan FUZZ_NO_BUILD=1 show bash scripts/fuzz.sh 60
 
 step "install test (cmake --install --prefix, find_package and pkg-config)"
 SK_JOBS=$JOBS show bash tests/install/test_install.sh "${generator[@]}"

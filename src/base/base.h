@@ -52,8 +52,15 @@ SK_INLINE bool sk_add_overflows(int64_t a, int64_t b, int64_t *r) {
 /* ---- shapes (tensor.c) ---- */
 /* Formats a shape as "[2, 3]" into buf. */
 const char *sk_format_shape(char *buf, size_t size, int32_t ndim, const int64_t *shape);
+/* The checked size product every shape computation goes through: the
+ * number of elements of a shape (0 when any size is 0, however large the
+ * others), -1 when it does not fit in 64 bits or a size is negative. */
 int64_t sk_numel(int32_t ndim, const int64_t *shape);
-/* Row-major linear strides of a shape. */
+/* sk_numel as a status: SK_STATUS_SIZE_OVERFLOW naming op and what. */
+sk_status sk_check_numel(const char *op, const char *what, int32_t ndim, const int64_t *shape,
+                         int64_t *n);
+/* Row-major linear strides of a shape (of an empty shape: saturated where
+ * the product of sizes would overflow; no element is ever at them). */
 void sk_linear_strides(int32_t ndim, const int64_t *shape, int64_t *lin);
 /* The name of the operator's x in messages: the backward of a gather-type
  * operator writes grad_x where the forward reads x. */
@@ -85,11 +92,15 @@ SK_INLINE int64_t sk_walk_seek(const sk_tensor *t, int64_t pos, int64_t *coord) 
     }
     return off;
 }
+/* Never steps a stride past the last element of a dimension: with an
+ * extreme stride that offset need not fit in 64 bits. */
 SK_INLINE void sk_walk_next(const sk_tensor *t, int64_t *coord, int64_t *off) {
     for (int32_t d = t->ndim - 1; d >= 0; d--) {
-        *off += t->strides[d];
-        if (++coord[d] < t->shape[d]) return;
-        *off -= coord[d] * t->strides[d];
+        if (++coord[d] < t->shape[d]) {
+            *off += t->strides[d];
+            return;
+        }
+        *off -= (coord[d] - 1) * t->strides[d];
         coord[d] = 0;
     }
 }

@@ -16,7 +16,7 @@ bool sk_row_major(const sk_tensor *t) {
     int64_t expect = 1;
     for (int32_t d = t->ndim - 1; d >= 0; d--) {
         if (t->shape[d] != 1 && t->strides[d] != expect) return false;
-        expect *= t->shape[d];
+        if (sk_mul_overflows(expect, t->shape[d], &expect)) return sk_numel(t->ndim, t->shape) == 0;
     }
     return true;
 }
@@ -123,7 +123,7 @@ void sk_linear_strides(int32_t ndim, const int64_t *shape, int64_t *lin) {
     int64_t run = 1;
     for (int32_t d = ndim - 1; d >= 0; d--) {
         lin[d] = run;
-        run *= shape[d] > 0 ? shape[d] : 1;
+        if (sk_mul_overflows(run, shape[d] > 0 ? shape[d] : 1, &run)) run = INT64_MAX;
     }
 }
 

@@ -13,6 +13,14 @@ int64_t sk_numel(int32_t ndim, const int64_t *shape) {
     return n;
 }
 
+sk_status sk_check_numel(const char *op, const char *what, int32_t ndim, const int64_t *shape,
+                         int64_t *n) {
+    if ((*n = sk_numel(ndim, shape)) >= 0) return SK_STATUS_OK;
+    char buf[256];
+    return sk_fail(SK_STATUS_SIZE_OVERFLOW, "%s: %s %s has more elements than fit in 64 bits", op,
+                   what, sk_format_shape(buf, sizeof buf, ndim, shape));
+}
+
 int64_t sk_tensor_numel(const sk_tensor *t) {
     if (!t || t->ndim < 0 || t->ndim > SK_MAX_DIMS) return -1;
     return sk_numel(t->ndim, t->shape);

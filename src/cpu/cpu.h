@@ -11,9 +11,13 @@
 #include "cpu/tuning.h"
 #include "cpu/arch/x86/stream.h"
 
-/* Hot kernels get an AVX2 clone chosen at load time (x86-64 with GCC or
- * Clang and ifunc support); elsewhere the portable build only. */
-#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__) && !defined(__SANITIZE_ADDRESS__)
+/* Hot kernels get an AVX2 clone chosen at load time (x86-64 with GCC and
+ * ifunc support); elsewhere the portable build only. Clang refuses
+ * target_clones beside a visibility attribute (SK_INTERNAL), exports the
+ * resolvers, and names the ifunc of a non-static clone apart from its plain
+ * declaration in other files, so a Clang build has no clones. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__) && \
+    !defined(__SANITIZE_ADDRESS__)
 #define SK_HOT __attribute__((target_clones("avx2", "default")))
 #else
 #define SK_HOT

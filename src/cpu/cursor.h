@@ -30,32 +30,29 @@ SK_INLINE int64_t sk_cursor_run(const sk_plan *p, const sk_cursor *c) {
 }
 
 /* Moves the cursor `run` positions along the inner dimension, carrying into
- * outer dimensions when the inner one wraps. */
+ * outer dimensions when the inner one wraps. A wrapping dimension goes back
+ * to its start without stepping one stride past its last element: with an
+ * extreme stride that offset need not fit in 64 bits. */
+#define SK_CURSOR_MOVE(c, p, d, k)                                                                 \
+    do {                                                                                           \
+        (c)->dense += (k) * (p)->dense_stride[d];                                                  \
+        (c)->target += (k) * (p)->target_stride[d];                                                \
+        (c)->linear += (k) * (p)->linear_stride[d];                                                \
+        (c)->index += (k) * (p)->index_stride[d];                                                  \
+        (c)->aux += (k) * (p)->aux_stride[d];                                                      \
+    } while (0)
 SK_INLINE void sk_cursor_advance(const sk_plan *p, sk_cursor *c, int64_t run) {
     int d = p->ndim - 1;
-    c->coord[d] += run;
-    c->dense += run * p->dense_stride[d];
-    c->target += run * p->target_stride[d];
-    c->linear += run * p->linear_stride[d];
-    c->index += run * p->index_stride[d];
-    c->aux += run * p->aux_stride[d];
-    while (d > 0 && c->coord[d] == p->shape[d]) {
-        int64_t n = p->shape[d];
-        c->dense -= n * p->dense_stride[d];
-        c->target -= n * p->target_stride[d];
-        c->linear -= n * p->linear_stride[d];
-        c->index -= n * p->index_stride[d];
-        c->aux -= n * p->aux_stride[d];
+    while (d > 0 && c->coord[d] + run == p->shape[d]) {
+        SK_CURSOR_MOVE(c, p, d, -c->coord[d]);
         c->coord[d] = 0;
         d--;
-        c->coord[d]++;
-        c->dense += p->dense_stride[d];
-        c->target += p->target_stride[d];
-        c->linear += p->linear_stride[d];
-        c->index += p->index_stride[d];
-        c->aux += p->aux_stride[d];
+        run = 1;
     }
+    c->coord[d] += run;
+    SK_CURSOR_MOVE(c, p, d, run);
 }
+#undef SK_CURSOR_MOVE
 
 /* Resolves the index components at index offset `ioff`: adds each value's
  * target and linear contribution. false: some component was out of range

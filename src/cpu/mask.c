@@ -84,7 +84,7 @@ SK_INLINE int64_t sk_mask_fill_elems(const sk_mask_desc *job, sk_cursor *sc, con
                                      const char *x, char *o, int64_t k, int64_t run) {
     static const uint64_t zero = 0;
     const sk_plan *p = &job->p, *sp = &job->source_plan;
-    const size_t es = p->elem_size;
+    const ptrdiff_t es = (ptrdiff_t)p->elem_size; /* offsets of any sign */
     int d = p->ndim - 1;
     int64_t ms = p->index_stride[d], ds = p->dense_stride[d], ts = p->target_stride[d];
     bool uses_source = job->kind == SK_MASK_SCATTER || job->kind == SK_MASK_GRAD_SOURCE;
@@ -94,20 +94,21 @@ SK_INLINE int64_t sk_mask_fill_elems(const sk_mask_desc *job, sk_cursor *sc, con
         if (m[j * ms]) {
             char *src_elem = NULL;
             if (uses_source) {
-                src_elem = sp->target + (size_t)(source_linear ? k * sp->target_stride[0] : sc->target) * es;
+                src_elem = sp->target + (source_linear ? k * sp->target_stride[0] : sc->target) *
+                                            es;
                 if (!source_linear && k + 1 < source_n) sk_cursor_advance(sp, sc, 1);
             }
             switch (job->kind) {
-            case SK_MASK_SCATTER: memcpy(o + (size_t)(j * ds) * es, src_elem, es); break;
+            case SK_MASK_SCATTER: memcpy(o + (j * ds) * es, src_elem, es); break;
             case SK_MASK_SELECT:
-                memcpy(p->dense + (size_t)(k * job->out_stride) * es, x + (size_t)(j * ts) * es, es);
+                memcpy(p->dense + (k * job->out_stride) * es, x + (j * ts) * es, es);
                 break;
-            case SK_MASK_GRAD_X: memcpy(o + (size_t)(j * ds) * es, &zero, es); break;
-            case SK_MASK_GRAD_SOURCE: memcpy(src_elem, x + (size_t)(j * ts) * es, es); break;
+            case SK_MASK_GRAD_X: memcpy(o + (j * ds) * es, &zero, es); break;
+            case SK_MASK_GRAD_SOURCE: memcpy(src_elem, x + (j * ts) * es, es); break;
             }
             k++;
         } else if (job->write_unmasked) {
-            memcpy(o + (size_t)(j * ds) * es, x + (size_t)(j * ts) * es, es);
+            memcpy(o + (j * ds) * es, x + (j * ts) * es, es);
         }
     }
     return k;
@@ -118,15 +119,15 @@ SK_INLINE int64_t sk_mask_fill_run(const sk_mask_desc *job, sk_cursor *c, sk_cur
                                    int64_t run) {
     const sk_plan *p = &job->p;
     const sk_plan *sp = &job->source_plan;
-    const size_t es = p->elem_size;
+    const ptrdiff_t es = (ptrdiff_t)p->elem_size; /* offsets of any sign */
     bool uses_source = job->kind == SK_MASK_SCATTER || job->kind == SK_MASK_GRAD_SOURCE;
     int64_t source_n = uses_source ? sk_plan_numel(sp) : 0;
     bool source_linear = uses_source && sp->ndim == 1; /* element k at k * stride */
     int d = p->ndim - 1;
     int64_t ms = p->index_stride[d], ds = p->dense_stride[d], ts = p->target_stride[d];
     const uint8_t *m = (const uint8_t *)p->index + c->index;
-    const char *x = p->target + (size_t)c->target * es;
-    char *o = p->dense + (size_t)c->dense * es;
+    const char *x = p->target + c->target * es;
+    char *o = p->dense ? p->dense + c->dense * es : NULL; /* select: an empty out has no data */
     bool writes_o = job->kind == SK_MASK_SCATTER || job->kind == SK_MASK_GRAD_X;
     if (ms == 1 && (ds == 1 || !writes_o) && ts == 1 && es <= 8 && (es & (es - 1)) == 0 &&
         (!uses_source || (source_linear && (source_n == 0 || sp->target_stride[0] == 1))) &&
@@ -146,10 +147,10 @@ SK_INLINE int64_t sk_mask_fill_run(const sk_mask_desc *job, sk_cursor *c, sk_cur
                                     : ts == 1)) {
         /* the mask is constant along this contiguous run: one block copy */
         if (m[0]) {
-            memcpy(o, sp->target + (size_t)k * es, (size_t)run * es);
+            memcpy(o, sp->target + k * es, (size_t)(run * es));
             k += run;
         } else if (job->write_unmasked) {
-            memcpy(o, x, (size_t)run * es);
+            memcpy(o, x, (size_t)(run * es));
         }
         return k;
     }

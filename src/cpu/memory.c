@@ -96,8 +96,10 @@ typedef struct {
 } sk_pool;
 
 static sk_pool sk_pools[SK_POOL_COUNT] = {
-    [SK_POOL_SCRATCH] = {"SCATTERKIT_SCRATCH_CACHE_MB", 256, 8, PTHREAD_MUTEX_INITIALIZER},
-    [SK_POOL_RESULTS] = {"SCATTERKIT_BUFFER_CACHE_MB", 1024, 16, PTHREAD_MUTEX_INITIALIZER},
+    [SK_POOL_SCRATCH] = {.env = "SCATTERKIT_SCRATCH_CACHE_MB", .default_mb = 256, .max_slots = 8,
+                          .lock = PTHREAD_MUTEX_INITIALIZER},
+    [SK_POOL_RESULTS] = {.env = "SCATTERKIT_BUFFER_CACHE_MB", .default_mb = 1024, .max_slots = 16,
+                          .lock = PTHREAD_MUTEX_INITIALIZER},
 };
 
 /* A child of fork() keeps the parent's blocks (its copies) and may find a

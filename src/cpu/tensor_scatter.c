@@ -12,6 +12,7 @@ static sk_status sk_ts_check_values(const sk_tensor_scatter_desc *d) {
     int32_t a = d->axis;
     int64_t batch = d->cache->shape[0], n = d->cache->shape[a], len = d->update->shape[a];
     bool is64 = wi->dtype == SK_DTYPE_INT64;
+    if (wi->strides[0] == 0 && batch > 1) batch = 1; /* one value for every batch: read once */
     for (int64_t b = 0; b < batch; b++) {
         int64_t w = sk_load_index(wi->data, is64, b * wi->strides[0]);
         bool ok = d->mode == SK_TENSOR_SCATTER_LINEAR ? (w >= 0 && w <= n - len)

@@ -34,7 +34,8 @@ static sk_status sk_mask_shape(const char *op, const sk_tensor *x, const sk_tens
         shape[d] = a == 1 ? b : a;
     }
     *ndim = n;
-    return SK_STATUS_OK;
+    int64_t total; /* [2^32 + 1, 1] and [1, 2^32] each fit; their broadcast does not */
+    return sk_check_numel(op, "the broadcast shape of x and mask", n, shape, &total);
 }
 
 /* Stride of t along dimension d of an ndim-dimensional broadcast shape. */

@@ -19,9 +19,7 @@ void sk_plan_add_dim(sk_plan *p, int64_t size, int64_t dense_stride, int64_t tar
 }
 
 int64_t sk_plan_numel(const sk_plan *p) {
-    int64_t n = 1;
-    for (int d = 0; d < p->ndim; d++) n *= p->shape[d];
-    return n;
+    return sk_numel(p->ndim, p->shape); /* a plan spans a shape the checks have seen fit */
 }
 
 void sk_plan_normalize(sk_plan *p) {
@@ -39,8 +37,11 @@ void sk_plan_normalize(sk_plan *p) {
             /* merge d into the previous kept dimension when, in every stride
              * array, stepping the outer one equals a full sweep of the inner */
             bool merge = true;
-            for (int a = 0; a < 5 && merge; a++)
-                merge = arrays[a][n - 1] == arrays[a][d] * p->shape[d];
+            for (int a = 0; a < 5 && merge; a++) {
+                int64_t sweep; /* a product that overflows sweeps past any stride */
+                merge = !sk_mul_overflows(arrays[a][d], p->shape[d], &sweep) &&
+                        arrays[a][n - 1] == sweep;
+            }
             if (merge) {
                 p->shape[n - 1] *= p->shape[d];
                 for (int a = 0; a < 5; a++) arrays[a][n - 1] = arrays[a][d];

@@ -60,6 +60,8 @@ sk_status skref_select_scatter(const sk_tensor *x, const sk_tensor *src, int32_t
                                int64_t index, sk_tensor *out, const sk_options *opts);
 sk_status skref_masked_scatter(const sk_tensor *x, const sk_tensor *mask,
                                const sk_tensor *source, sk_tensor *out, const sk_options *opts);
+/* out = src, src broadcast to out's shape. */
+sk_status skref_copy(const sk_tensor *src, sk_tensor *out, const sk_options *opts);
 sk_status skref_tensor_scatter(const sk_tensor *cache, const sk_tensor *update,
                                const sk_tensor *write_indices, int32_t axis,
                                sk_tensor_scatter_mode mode, sk_tensor *out,

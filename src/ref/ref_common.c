@@ -26,6 +26,8 @@ size_t ref_esize(sk_dtype dt) {
 }
 
 int64_t ref_numel(int32_t ndim, const int64_t *shape) {
+    for (int32_t d = 0; d < ndim; d++) /* a 0 beside sizes whose product overflows */
+        if (shape[d] == 0) return 0;
     int64_t n = 1;
     for (int32_t d = 0; d < ndim; d++) n *= shape[d];
     return n;
@@ -74,6 +76,22 @@ int32_t ref_wrap_axis(int32_t axis, int32_t ndim) {
     return axis < 0 ? axis + (ndim > 0 ? ndim : 1) : axis;
 }
 
+int64_t ref_axis_size(const sk_tensor *t, int32_t axis) {
+    return t->ndim ? t->shape[axis] : 1;
+}
+
+sk_status ref_check_index_values(const sk_tensor *index, int32_t comp_dim, const int64_t *sizes,
+                                 sk_index_mode mode) {
+    int64_t n = ref_numel(index->ndim, index->shape), c[SK_MAX_DIMS], v;
+    for (int64_t i = 0; i < n; i++) {
+        ref_unravel(i, index->ndim, index->shape, c);
+        int64_t size = sizes[comp_dim >= 0 ? c[comp_dim] : 0];
+        if (ref_resolve(ref_load_index(index, c), size, mode, &v) == RES_ERROR)
+            return SK_STATUS_INDEX_OUT_OF_RANGE;
+    }
+    return SK_STATUS_OK;
+}
+
 int ref_resolve(int64_t v, int64_t n, sk_index_mode mode, int64_t *out) {
     if (v >= -n && v < n) {
         *out = v < 0 ? v + n : v;
@@ -90,11 +108,25 @@ int ref_resolve(int64_t v, int64_t n, sk_index_mode mode, int64_t *out) {
     }
 }
 
+char *ref_at_broadcast(const sk_tensor *t, int32_t ndim, const int64_t *p) {
+    int64_t c[SK_MAX_DIMS];
+    int32_t lead = ndim - t->ndim; /* >= 0: ndim is that of a shape t broadcasts to */
+    for (int32_t d = 0; d < t->ndim; d++) c[d] = t->shape[d] == 1 ? 0 : p[d + lead];
+    return ref_at(t, c);
+}
+
 bool ref_mask_at(const sk_tensor *mask, int32_t ndim, const int64_t *p) {
-    int64_t mc[SK_MAX_DIMS];
-    int32_t lead = ndim - mask->ndim;
-    for (int32_t d = 0; d < mask->ndim; d++) mc[d] = mask->shape[d] == 1 ? 0 : p[d + lead];
-    return *(const unsigned char *)ref_at(mask, mc) != 0;
+    return *(const unsigned char *)ref_at_broadcast(mask, ndim, p) != 0;
+}
+
+int32_t ref_broadcast_shape(const sk_tensor *a, const sk_tensor *b, int64_t *shape) {
+    int32_t n = a->ndim > b->ndim ? a->ndim : b->ndim;
+    for (int32_t d = 0; d < n; d++) {
+        int32_t ad = d - (n - a->ndim), bd = d - (n - b->ndim);
+        int64_t sa = ad >= 0 ? a->shape[ad] : 1, sb = bd >= 0 ? b->shape[bd] : 1;
+        shape[d] = sa == 1 ? sb : sa;
+    }
+    return n;
 }
 
 bool ref_push(ref_updates *u, int64_t target, int64_t slot) {

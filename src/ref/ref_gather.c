@@ -23,7 +23,7 @@ sk_status ref_list_gather(const sk_tensor *x, const sk_tensor *index, int32_t ax
     for (int64_t i = 0; i < n && st == SK_STATUS_OK; i++) {
         ref_unravel(i, index->ndim, index->shape, p);
         memcpy(q, p, sizeof p);
-        int r = ref_resolve(ref_load_index(index, p), x->shape[ax], mode, &q[ax]);
+        int r = ref_resolve(ref_load_index(index, p), ref_axis_size(x, ax), mode, &q[ax]);
         if (r == RES_ERROR) st = SK_STATUS_INDEX_OUT_OF_RANGE;
         else if (r == RES_OK) st = ref_push_read(u, x, q, i);
     }
@@ -34,16 +34,20 @@ sk_status ref_list_gather_axes(const sk_tensor *x, const sk_tensor *index, const
                                int32_t naxes, sk_index_mode mode, const sk_tensor *out,
                                ref_updates *u) {
     int32_t ax[SK_MAX_DIMS];
-    for (int32_t k = 0; k < naxes; k++) ax[k] = ref_wrap_axis(axes[k], x->ndim);
+    int64_t sizes[SK_MAX_DIMS];
+    for (int32_t k = 0; k < naxes; k++) {
+        ax[k] = ref_wrap_axis(axes[k], x->ndim);
+        sizes[k] = ref_axis_size(x, ax[k]);
+    }
     int64_t n = ref_numel(out->ndim, out->shape), p[SK_MAX_DIMS + 1], q[SK_MAX_DIMS];
-    sk_status st = SK_STATUS_OK;
+    sk_status st = ref_check_index_values(index, index->ndim - 1, sizes, mode);
     for (int64_t i = 0; i < n && st == SK_STATUS_OK; i++) {
         ref_unravel(i, out->ndim, out->shape, p);
         memcpy(q, p, sizeof q);
         bool fill = false;
         for (int32_t k = 0; k < naxes; k++) {
             p[out->ndim] = k; /* index[p + (k,)] */
-            int r = ref_resolve(ref_load_index(index, p), x->shape[ax[k]], mode, &q[ax[k]]);
+            int r = ref_resolve(ref_load_index(index, p), sizes[k], mode, &q[ax[k]]);
             if (r == RES_ERROR) st = SK_STATUS_INDEX_OUT_OF_RANGE;
             if (r != RES_OK) fill = true;
         }
@@ -56,13 +60,14 @@ sk_status ref_list_index_select(const sk_tensor *x, const sk_tensor *index, int3
                                 sk_index_mode mode, const sk_tensor *out, ref_updates *u) {
     int32_t ax = ref_wrap_axis(axis, x->ndim);
     int64_t n = ref_numel(out->ndim, out->shape), p[SK_MAX_DIMS], q[SK_MAX_DIMS];
-    sk_status st = SK_STATUS_OK;
+    int64_t size = ref_axis_size(x, ax);
+    sk_status st = ref_check_index_values(index, -1, &size, mode);
     /* out = x.shape[:ax] + index.shape + x.shape[ax+1:] */
     for (int64_t i = 0; i < n && st == SK_STATUS_OK; i++) {
         ref_unravel(i, out->ndim, out->shape, p);
         for (int32_t d = 0; d < ax; d++) q[d] = p[d];
         for (int32_t d = ax + 1; d < x->ndim; d++) q[d] = p[d - 1 + index->ndim];
-        int r = ref_resolve(ref_load_index(index, p + ax), x->shape[ax], mode, &q[ax]);
+        int r = ref_resolve(ref_load_index(index, p + ax), size, mode, &q[ax]);
         if (r == RES_ERROR) st = SK_STATUS_INDEX_OUT_OF_RANGE;
         else if (r == RES_OK) st = ref_push_read(u, x, q, i);
     }
@@ -74,8 +79,9 @@ sk_status ref_list_gather_nd(const sk_tensor *x, const sk_tensor *index, int32_t
     int32_t b = batch_dims, qn = index->ndim - 1;
     int32_t k = (int32_t)index->shape[qn];
     int64_t n = ref_numel(out->ndim, out->shape), p[SK_MAX_DIMS], ic[SK_MAX_DIMS],
-            q[SK_MAX_DIMS];
-    sk_status st = SK_STATUS_OK;
+            q[SK_MAX_DIMS], sizes[SK_MAX_DIMS];
+    for (int32_t j = 0; j < k && b + j < x->ndim; j++) sizes[j] = x->shape[b + j];
+    sk_status st = ref_check_index_values(index, qn, sizes, mode);
     /* out = index.shape[:-1] + x.shape[b + k:] */
     for (int64_t i = 0; i < n && st == SK_STATUS_OK; i++) {
         ref_unravel(i, out->ndim, out->shape, p);
@@ -85,7 +91,7 @@ sk_status ref_list_gather_nd(const sk_tensor *x, const sk_tensor *index, int32_t
         bool fill = false;
         for (int32_t j = 0; j < k; j++) {
             ic[qn] = j;
-            int r = ref_resolve(ref_load_index(index, ic), x->shape[b + j], mode, &q[b + j]);
+            int r = ref_resolve(ref_load_index(index, ic), sizes[j], mode, &q[b + j]);
             if (r == RES_ERROR) st = SK_STATUS_INDEX_OUT_OF_RANGE;
             if (r != RES_OK) fill = true;
         }

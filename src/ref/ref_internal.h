@@ -26,13 +26,24 @@ char *ref_at(const sk_tensor *t, const int64_t *coord);
 char *ref_at_linear(const sk_tensor *t, int64_t lin);
 int64_t ref_load_index(const sk_tensor *idx, const int64_t *coord);
 int32_t ref_wrap_axis(int32_t axis, int32_t ndim);
+/* A 0-d tensor counts as one element on axis 0. */
+int64_t ref_axis_size(const sk_tensor *t, int32_t axis);
 
 enum { RES_OK, RES_DROP, RES_FILL, RES_ERROR };
 /* docs/CONTRACT.md, Indices: [-n, -1] wraps; outside [-n, n-1] the mode decides. */
 int ref_resolve(int64_t v, int64_t n, sk_index_mode mode, int64_t *out);
-/* Is the mask element that broadcasts onto position p of a tensor of ndim
- * dimensions True? Broadcasting aligns trailing dimensions. */
+/* The element of t that broadcasts onto position p of a shape of ndim >=
+ * t->ndim dimensions (trailing dimensions aligned). */
+char *ref_at_broadcast(const sk_tensor *t, int32_t ndim, const int64_t *p);
+/* Every value of index against its axis size (sizes[0], or with comp_dim >=
+ * 0 sizes[its coordinate there]): INDEX_OUT_OF_RANGE where mode makes one
+ * an error, whether or not an output position reads it (an empty out). */
+sk_status ref_check_index_values(const sk_tensor *index, int32_t comp_dim, const int64_t *sizes,
+                                 sk_index_mode mode);
+/* Is the mask element that broadcasts onto position p True? */
 bool ref_mask_at(const sk_tensor *mask, int32_t ndim, const int64_t *p);
+/* The broadcast shape of a and b (either may have more dimensions); its ndim. */
+int32_t ref_broadcast_shape(const sk_tensor *a, const sk_tensor *b, int64_t *shape);
 
 typedef struct {
     int64_t target; /* row-major linear index into x (== out) */

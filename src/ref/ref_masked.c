@@ -10,10 +10,12 @@
 sk_status skref_masked_select_count(const sk_tensor *x, const sk_tensor *mask, int64_t *count,
                                     const sk_options *opts) {
     (void)opts;
-    int64_t n = ref_numel(x->ndim, x->shape), p[SK_MAX_DIMS], c = 0;
+    int64_t shape[SK_MAX_DIMS], p[SK_MAX_DIMS], c = 0;
+    int32_t nd = ref_broadcast_shape(x, mask, shape); /* x and mask broadcast both ways */
+    int64_t n = ref_numel(nd, shape);
     for (int64_t i = 0; i < n; i++) {
-        ref_unravel(i, x->ndim, x->shape, p);
-        if (ref_mask_at(mask, x->ndim, p)) c++;
+        ref_unravel(i, nd, shape, p);
+        if (ref_mask_at(mask, nd, p)) c++;
     }
     *count = c;
     return SK_STATUS_OK;
@@ -23,11 +25,13 @@ sk_status skref_masked_select(const sk_tensor *x, const sk_tensor *mask, sk_tens
                               const sk_options *opts) {
     (void)opts;
     size_t es = ref_esize(x->dtype);
-    int64_t n = ref_numel(x->ndim, x->shape), p[SK_MAX_DIMS], j = 0;
+    int64_t shape[SK_MAX_DIMS], p[SK_MAX_DIMS], j = 0;
+    int32_t nd = ref_broadcast_shape(x, mask, shape);
+    int64_t n = ref_numel(nd, shape);
     for (int64_t i = 0; i < n; i++) {
-        ref_unravel(i, x->ndim, x->shape, p);
-        if (!ref_mask_at(mask, x->ndim, p)) continue;
-        memcpy(ref_at(out, &j), ref_at(x, p), es);
+        ref_unravel(i, nd, shape, p);
+        if (!ref_mask_at(mask, nd, p)) continue;
+        memcpy(ref_at(out, &j), ref_at_broadcast(x, nd, p), es);
         j++;
     }
     return SK_STATUS_OK;

@@ -23,7 +23,7 @@ sk_status ref_list_scatter(const sk_tensor *x, const sk_tensor *index, const sk_
     for (int64_t i = 0; i < n && st == SK_STATUS_OK; i++) {
         ref_unravel(i, index->ndim, index->shape, p);
         memcpy(t, p, sizeof p);
-        int r = ref_resolve(ref_load_index(index, p), x->shape[ax], mode, &t[ax]);
+        int r = ref_resolve(ref_load_index(index, p), ref_axis_size(x, ax), mode, &t[ax]);
         if (r == RES_ERROR) st = SK_STATUS_INDEX_OUT_OF_RANGE;
         else if (r == RES_OK) st = ref_push_write(u, x, t, src, p);
     }
@@ -44,7 +44,7 @@ sk_status ref_list_scatter_axes(const sk_tensor *x, const sk_tensor *index, cons
         bool drop = false;
         for (int32_t k = 0; k < naxes; k++) {
             p[bn] = k;
-            int r = ref_resolve(ref_load_index(index, p), x->shape[ax[k]], mode, &t[ax[k]]);
+            int r = ref_resolve(ref_load_index(index, p), ref_axis_size(x, ax[k]), mode, &t[ax[k]]);
             if (r == RES_ERROR) st = SK_STATUS_INDEX_OUT_OF_RANGE;
             if (r != RES_OK) drop = true;
         }
@@ -57,7 +57,8 @@ sk_status ref_list_index_scatter(const sk_tensor *x, const sk_tensor *index,
                                  const sk_tensor *updates, int32_t axis, sk_index_mode mode,
                                  ref_updates *u) {
     int32_t ax = ref_wrap_axis(axis, x->ndim);
-    sk_status st = SK_STATUS_OK;
+    int64_t size = ref_axis_size(x, ax); /* every index value, updates empty or not */
+    sk_status st = ref_check_index_values(index, -1, &size, mode);
     int64_t n = ref_numel(updates->ndim, updates->shape), p[SK_MAX_DIMS], t[SK_MAX_DIMS];
     for (int64_t i = 0; i < n && st == SK_STATUS_OK; i++) {
         ref_unravel(i, updates->ndim, updates->shape, p);
@@ -72,7 +73,7 @@ sk_status ref_list_index_scatter(const sk_tensor *x, const sk_tensor *index,
             for (int32_t d = 0; d < ax; d++) t[d] = p[d];
             for (int32_t d = ax + 1; d < x->ndim; d++) t[d] = p[d - 1];
         }
-        int r = ref_resolve(v, x->shape[ax], mode, &t[ax]);
+        int r = ref_resolve(v, ref_axis_size(x, ax), mode, &t[ax]);
         if (r == RES_ERROR) st = SK_STATUS_INDEX_OUT_OF_RANGE;
         else if (r == RES_OK) st = ref_push_write(u, x, t, updates, p);
     }

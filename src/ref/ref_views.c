@@ -117,6 +117,7 @@ sk_status skref_diagonal_scatter(const sk_tensor *x, const sk_tensor *src, int64
 sk_status ref_list_select_scatter(const sk_tensor *x, int32_t axis, int64_t index,
                                   ref_updates *u) {
     int32_t ax = ref_wrap_axis(axis, x->ndim), sn = 0;
+    if (index < -x->shape[ax] || index >= x->shape[ax]) return SK_STATUS_INDEX_OUT_OF_RANGE;
     int64_t at = index < 0 ? index + x->shape[ax] : index;
     /* src = x.shape without ax */
     int64_t sshape[SK_MAX_DIMS], s[SK_MAX_DIMS], t[SK_MAX_DIMS];
@@ -145,14 +146,24 @@ sk_status ref_list_tensor_scatter(const sk_tensor *cache, const sk_tensor *updat
                                   const sk_tensor *write_indices, int32_t axis,
                                   sk_tensor_scatter_mode mode, ref_updates *u) {
     int32_t ax = ref_wrap_axis(axis, cache->ndim);
-    int64_t len = cache->shape[ax];
+    int64_t len = cache->shape[ax], ulen = update->shape[ax];
+    /* every batch's index, with or without elements to write: linear needs
+     * 0 <= w <= len - ulen, circular w >= 0 and a position to start at */
+    int64_t nb = cache->shape[0]; /* one value for every batch (none, or a stride 0): once */
+    if ((!write_indices || write_indices->strides[0] == 0) && nb > 1) nb = 1;
+    for (int64_t b = 0; b < nb; b++) {
+        int64_t w = write_indices ? ref_load_index(write_indices, &b) : 0;
+        bool ok = mode == SK_TENSOR_SCATTER_LINEAR ? w >= 0 && w <= len - ulen
+                                                   : w >= 0 && (len > 0 || ulen == 0);
+        if (!ok) return SK_STATUS_INDEX_OUT_OF_RANGE;
+    }
     int64_t n = ref_numel(update->ndim, update->shape), p[SK_MAX_DIMS], t[SK_MAX_DIMS];
     for (int64_t i = 0; i < n; i++) {
         ref_unravel(i, update->ndim, update->shape, p);
         int64_t w = write_indices ? ref_load_index(write_indices, p) : 0; /* p[0] = batch */
-        int64_t pos = w + p[ax];
-        if (mode == SK_TENSOR_SCATTER_CIRCULAR) pos = ((pos % len) + len) % len;
-        if (pos < 0 || pos >= len) return SK_STATUS_INDEX_OUT_OF_RANGE;
+        /* w <= len - ulen in linear mode: w + p[ax] cannot overflow */
+        int64_t pos = mode == SK_TENSOR_SCATTER_CIRCULAR ? (w % len + p[ax] % len) % len
+                                                         : w + p[ax];
         memcpy(t, p, sizeof p);
         t[ax] = pos;
         if (!ref_push(u, ref_ravel(cache->ndim, cache->shape, t), i))
@@ -169,4 +180,16 @@ sk_status skref_tensor_scatter(const sk_tensor *cache, const sk_tensor *update,
     ref_updates u = {0};
     sk_status st = ref_list_tensor_scatter(cache, update, write_indices, axis, mode, &u);
     return ref_finish(cache, update, out, SK_REDUCE_NONE, true, &u, st);
+}
+
+sk_status skref_copy(const sk_tensor *src, sk_tensor *out, const sk_options *opts) {
+    (void)opts;
+    int64_t n = ref_numel(out->ndim, out->shape), p[SK_MAX_DIMS], q[SK_MAX_DIMS];
+    int32_t lead = out->ndim - src->ndim;
+    for (int64_t i = 0; i < n; i++) {
+        ref_unravel(i, out->ndim, out->shape, p);
+        for (int32_t d = 0; d < src->ndim; d++) q[d] = src->shape[d] == 1 ? 0 : p[d + lead];
+        memmove(ref_at(out, p), ref_at(src, q), ref_esize(out->dtype));
+    }
+    return SK_STATUS_OK;
 }

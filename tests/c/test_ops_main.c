@@ -38,6 +38,7 @@ static const struct {
 
 void skt_test_scatter_backward(void);
 void skt_test_edge_descriptors(void);
+void skt_test_hardening(void);
 static void test_registry(void);
 
 static const struct {
@@ -46,6 +47,7 @@ static const struct {
 } others[] = {
     {"scatter_backward", skt_test_scatter_backward},
     {"edge_descriptors", skt_test_edge_descriptors},
+    {"hardening", skt_test_hardening},
     {"registry", test_registry},
 };
 

@@ -157,3 +157,23 @@ def test_scatter_into_size_one_axis_many_updates(rng):
                        (None, "sum", "mean", "amax", "amin")):
             assert_same(sk.scatter(xr, ir, sr, 0, reduce=reduce),
                         ref_scatter(xr, ir, sr, 0, reduce), "torch")
+
+
+def test_masked_select_broadcast_count_overflow():
+    """x [2^32, 1] and mask [1, 2^32] (expanded, one element each) broadcast
+    to 2^64 True positions: refused, not a count that wrapped to 0."""
+    x = torch.ones(1, 1, dtype=torch.bool).expand(2**32, 1)
+    m = torch.ones(1, 1, dtype=torch.bool).expand(1, 2**32)
+    with pytest.raises(ValueError, match="masked_select"):
+        sk.masked_select(x, m)
+
+
+def test_tensor_scatter_empty_cache_many_batches():
+    """2^36 batches of an empty cache, one broadcast write index: the index
+    is read once (reading it 2^36 times took about 27 s); the result is the
+    empty cache."""
+    b = 2**36
+    cache = torch.empty(b, 0, 4)
+    idx = torch.zeros(1, dtype=torch.int64).expand(b)
+    out = sk.tensor_scatter(cache, torch.empty(b, 0, 4), idx, axis=1)
+    assert tuple(out.shape) == (b, 0, 4)

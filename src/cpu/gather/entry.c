@@ -10,11 +10,14 @@
 static void *sk_pack_row_major(const sk_tensor *t, double budget, int nthreads, sk_tensor *packed,
                                size_t *bytes) {
     int32_t last = t->ndim - 1;
-    int64_t es = (int64_t)sk_dtype_size(t->dtype), n = sk_tensor_numel(t);
-    if (last < 1 || sk_row_major(t) || llabs(t->strides[last]) * es < SK_CACHE_LINE ||
-        t->shape[last] < SK_PACK_MIN_ROW || n * es < SK_PACK_MIN_BYTES || (double)(n * es) > budget)
+    int64_t es = (int64_t)sk_dtype_size(t->dtype), n = sk_tensor_numel(t), nbytes;
+    /* a zero-stride x may have more elements than bytes fit in 64 bits; the
+     * stride of a dimension of 2 or more elements times es fits (its span does) */
+    if (last < 1 || sk_row_major(t) || sk_mul_overflows(n, es, &nbytes) ||
+        t->shape[last] < SK_PACK_MIN_ROW || llabs(t->strides[last]) * es < SK_CACHE_LINE ||
+        nbytes < SK_PACK_MIN_BYTES || (double)nbytes > budget)
         return NULL;
-    *bytes = (size_t)(n * es);
+    *bytes = (size_t)nbytes;
     void *scratch = sk_scratch_get(*bytes);
     if (!scratch) return NULL;
     sk_tensor_init(packed, scratch, t->dtype, t->ndim, t->shape, NULL);
@@ -51,13 +54,13 @@ static void sk_gather_unpack(sk_gather_packs *k) {
  * whose pages are faulted in cheaply. */
 static void sk_gather_prepare_fresh(const sk_plan *p) {
     int64_t lo = 0, hi = 0;
+    if (sk_plan_numel(p) <= 0) return; /* no span: a size 0 beside any stride */
     for (int d = 0; d < p->ndim; d++) {
         int64_t span = (p->shape[d] - 1) * p->dense_stride[d];
         if (span < 0) lo += span;
         else hi += span;
     }
-    if (sk_plan_numel(p) > 0)
-        sk_prepare_fresh(p->dense + lo * (int64_t)p->elem_size, (size_t)(hi - lo + 1) * p->elem_size);
+    sk_prepare_fresh(p->dense + lo * (int64_t)p->elem_size, (size_t)(hi - lo + 1) * p->elem_size);
 }
 
 /* Forward: p (or the plan rebuilt over packed operands) into out. */

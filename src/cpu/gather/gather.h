@@ -24,7 +24,7 @@ SK_INLINE bool sk_gather_failed(const sk_exec *ex) {
 SK_INLINE void sk_fill_run(char *dst, int64_t ds, const void *value, int64_t n, size_t es) {
     static const uint64_t zero = 0;
     if (!value) value = &zero;
-    for (int64_t j = 0; j < n; j++) memcpy(dst + (size_t)(j * ds) * es, value, es);
+    for (int64_t j = 0; j < n; j++) memcpy(dst + (ptrdiff_t)(j * ds) * (ptrdiff_t)es, value, es);
 }
 
 /* Along a contiguous last axis (last_axis.c): o[j] = x[ix[j]] for j < run,

@@ -9,12 +9,13 @@
 SK_INLINE void sk_gather_varying(const sk_plan *p, const sk_exec *ex, const sk_cursor *c,
                                  int64_t run, const size_t ES, const bool IS64, bool last_axis) {
     int d = p->ndim - 1;
-    char *dense = p->dense + (size_t)c->dense * ES;
+    char *dense = p->dense + (ptrdiff_t)c->dense * (ptrdiff_t)ES;
     const char *target = p->target;
     int64_t ds = p->dense_stride[d], ts = p->target_stride[d], is = p->index_stride[d];
     if (p->ncomp == 1) {
         int64_t n = p->comp_size[0], cts = p->comp_target_stride[0];
-        const char *base = target + (size_t)c->target * ES;
+        /* an empty x (every value out of range, filled) has no data: not even NULL + 0 */
+        const char *base = target ? target + (ptrdiff_t)c->target * (ptrdiff_t)ES : NULL;
 #define SK_VARYING_LOOP(T, IT)                                                                     \
     do {                                                                                           \
         T *o_ = (T *)(void *)dense;                                                                \
@@ -52,10 +53,10 @@ SK_INLINE void sk_gather_varying(const sk_plan *p, const sk_exec *ex, const sk_c
         int64_t toff = c->target + j * ts, lin = 0;
         if (!sk_plan_resolve(p, c->index + j * is, &toff, &lin)) {
             sk_gather_unresolved(p, ex);
-            sk_fill_run(dense + (size_t)(j * ds) * ES, 1, p->fill, 1, ES);
+            sk_fill_run(dense + (ptrdiff_t)(j * ds) * (ptrdiff_t)ES, 1, p->fill, 1, ES);
             continue;
         }
-        sk_move(dense + (size_t)(j * ds) * ES, 1, target + (size_t)toff * ES, 1, 1, ES, false);
+        sk_move(dense + (ptrdiff_t)(j * ds) * (ptrdiff_t)ES, 1, target + (ptrdiff_t)toff * (ptrdiff_t)ES, 1, 1, ES, false);
     }
 }
 
@@ -73,11 +74,11 @@ SK_INLINE void sk_gather_range(const sk_plan *p, const sk_exec *ex, int64_t lo, 
             /* the index is constant along the run: one strided copy */
             int64_t toff = c.target, lin = 0;
             if (sk_plan_resolve(p, c.index, &toff, &lin))
-                sk_move(p->dense + (size_t)c.dense * ES, p->dense_stride[d],
-                        p->target + (size_t)toff * ES, p->target_stride[d], run, ES, ex->stream);
+                sk_move(p->dense + (ptrdiff_t)c.dense * (ptrdiff_t)ES, p->dense_stride[d],
+                        p->target + (ptrdiff_t)toff * (ptrdiff_t)ES, p->target_stride[d], run, ES, ex->stream);
             else {
                 sk_gather_unresolved(p, ex);
-                sk_fill_run(p->dense + (size_t)c.dense * ES, p->dense_stride[d], p->fill, run, ES);
+                sk_fill_run(p->dense + (ptrdiff_t)c.dense * (ptrdiff_t)ES, p->dense_stride[d], p->fill, run, ES);
             }
         } else {
             sk_gather_varying(p, ex, &c, run, ES, IS64, last_axis);

@@ -21,10 +21,10 @@ SK_INLINE void sk_gather_rows_sized(const sk_plan *p, const sk_exec *ex, const s
     const char *index = IS64 ? (const char *)((const int64_t *)p->index + c->index)
                              : (const char *)((const int32_t *)p->index + c->index);
     ptrdiff_t istep = (ptrdiff_t)(p->index_stride[r2] * (IS64 ? 8 : 4));
-    const char *target = p->target + (size_t)c->target * ES;
+    const char *target = p->target + (ptrdiff_t)c->target * (ptrdiff_t)ES;
     ptrdiff_t tstep = (ptrdiff_t)(p->target_stride[r2] * (int64_t)ES);
     ptrdiff_t vstep = (ptrdiff_t)(p->comp_target_stride[0] * (int64_t)ES);
-    char *dst = p->dense + (size_t)c->dense * ES;
+    char *dst = p->dense + (ptrdiff_t)c->dense * (ptrdiff_t)ES;
     ptrdiff_t dstep = (ptrdiff_t)(p->dense_stride[r2] * (int64_t)ES);
     sk_index_mode mode = p->mode;
     enum { AHEAD = SK_ROWS_AHEAD };
@@ -58,7 +58,7 @@ SK_INLINE void sk_gather_rows(const sk_plan *p, const sk_exec *ex, const sk_curs
      * fences once at the end) */
     bool stream = ex->stream && row_bytes % 16 == 0 &&
                   (p->dense_stride[r2] * (int64_t)ES) % 16 == 0 &&
-                  ((uintptr_t)(p->dense + (size_t)c->dense * ES) & 15) == 0;
+                  ((uintptr_t)(p->dense + (ptrdiff_t)c->dense * (ptrdiff_t)ES) & 15) == 0;
     switch (row_bytes) {
     case 64: sk_gather_rows_sized(p, ex, c, nrows, ES, IS64, 64, stream); break;
     case 128: sk_gather_rows_sized(p, ex, c, nrows, ES, IS64, 128, stream); break;

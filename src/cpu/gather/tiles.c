@@ -23,7 +23,7 @@ static void sk_tiles_chunk(void *arg, int tid, int64_t chunk, int64_t lo, int64_
     (void)chunk;
     for (int64_t t = lo; t < hi; t++) {
         int64_t c0 = t * job->tile, c1 = c0 + job->tile < p->shape[1] ? c0 + job->tile : p->shape[1];
-        sk_plan_walk_tile(p, c0, c1, p->target + (size_t)c0 * p->elem_size,
+        sk_plan_walk_tile(p, c0, c1, p->target + (ptrdiff_t)c0 * (ptrdiff_t)p->elem_size,
                           job->pack + (size_t)tid * job->pack_bytes, sk_tiles_strip, (void *)job);
     }
 }

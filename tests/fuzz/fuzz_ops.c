@@ -1,0 +1,203 @@
+/* LLVMFuzzerTestOneInput: decode (fuzz_decode.c), run, compare (fuzz.h). */
+#include "fuzz.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const fz_world *fz_current; /* the call being checked, for fz_die */
+
+static double fz_value(const sk_tensor *t, int64_t i) {
+    int64_t off = 0, c[SK_MAX_DIMS];
+    for (int32_t d = t->ndim - 1; d >= 0; d--) {
+        c[d] = i % t->shape[d];
+        i /= t->shape[d];
+        off += c[d] * t->strides[d];
+    }
+    const char *p = (const char *)t->data + off * (int64_t)sk_dtype_size(t->dtype);
+    switch (t->dtype) {
+    case SK_DTYPE_BOOL: case SK_DTYPE_UINT8: return *(const uint8_t *)p;
+    case SK_DTYPE_INT8: return *(const int8_t *)p;
+    case SK_DTYPE_INT16: return *(const int16_t *)p;
+    case SK_DTYPE_INT32: return *(const int32_t *)p;
+    case SK_DTYPE_INT64: return (double)*(const int64_t *)p;
+    case SK_DTYPE_FLOAT16: return sk_half_to_float(*(const uint16_t *)p);
+    case SK_DTYPE_BFLOAT16: return sk_bfloat16_to_float(*(const uint16_t *)p);
+    case SK_DTYPE_FLOAT32: return *(const float *)p;
+    default: return *(const double *)p;
+    }
+}
+
+/* The decoded call, one argument a line (the input that failed, readable). */
+static void fz_describe(const fz_op *op, const fz_world *w) {
+    for (int k = 0; k < op->nargs; k++) {
+        const char *end = strchr(op->arg[k], ' ');
+        int len = end ? (int)(end - op->arg[k]) : (int)strlen(op->arg[k]);
+        fprintf(stderr, "  %.*s = ", len, op->arg[k]);
+        const sk_tensor *t = w->a.t[k];
+        if (op->type[k] <= FZ_OPTOUT && !t) fprintf(stderr, "NULL");
+        else if (op->type[k] <= FZ_OPTOUT) {
+            fprintf(stderr, "%s%s ndim %d:", t != &w->t[k] ? "(alias) " : "",
+                    sk_dtype_name(t->dtype), (int)t->ndim);
+            for (int32_t d = 0; d < t->ndim && d < SK_MAX_DIMS; d++)
+                fprintf(stderr, " %lld/%lld", (long long)t->shape[d], (long long)t->strides[d]);
+            int64_t n = t->data && t->ndim <= SK_MAX_DIMS ? sk_tensor_numel(t) : 0;
+            fprintf(stderr, " {");
+            for (int64_t i = 0; i < n && i < 12; i++) fprintf(stderr, " %g", fz_value(t, i));
+            fprintf(stderr, " }");
+        } else if (op->type[k] == FZ_AXES || op->type[k] == FZ_BOUNDS || op->type[k] == FZ_STEPS) {
+            const int64_t *b = w->a.bounds[k];
+            const int32_t *a = w->a.axes[k];
+            for (int i = 0; i < 4; i++)
+                fprintf(stderr, " %lld", a ? (long long)a[i] : b ? (long long)b[i] : -999LL);
+            if (op->type[k] == FZ_AXES) fprintf(stderr, " (n %d)", (int)w->a.naxes[k]);
+        } else fprintf(stderr, "%lld", (long long)w->a.v[k]);
+        fprintf(stderr, "\n");
+    }
+}
+
+static void fz_die(const fz_op *op, sk_status st, const char *what) {
+    fprintf(stderr, "fuzz: %s (status %d): %s\n  last error: %s\n", op->name, (int)st, what,
+            sk_last_error());
+    if (fz_current) fz_describe(op, fz_current);
+    abort();
+}
+
+static bool fz_same_blocks(const fz_world *a, const fz_world *b) {
+    for (int i = 0; i < a->nblk; i++)
+        if (a->blk[i].bytes && memcmp(a->blk[i].mem, b->blk[i].mem, a->blk[i].bytes)) return false;
+    return true;
+}
+
+static bool fz_is_zero(const unsigned char *at, sk_dtype dt) {
+    switch (dt) {
+    case SK_DTYPE_FLOAT64: return *(const double *)(const void *)at == 0.0;
+    case SK_DTYPE_FLOAT32: return *(const float *)(const void *)at == 0.0f;
+    default: return (*(const uint16_t *)(const void *)at & 0x7fff) == 0; /* float16, bfloat16 */
+    }
+}
+
+/* Every NaN of a written float tensor as one bit pattern: the reference and
+ * the library may differ in which NaN they propagate, never in whether. With
+ * zeros too (a backward): the reference sums gradients into +0.0 in the
+ * canonical order (docs/CONTRACT.md), which the library's backward does not
+ * follow yet where a gradient is copied (-0.0 stays -0.0); until it lands,
+ * the sign of a zero gradient is not compared. */
+static void fz_canonical_nans(fz_world *w, bool zeros) {
+    for (int k = 0; k < FZ_MAX_ARGS; k++) {
+        int j = k; /* an out that is x: x's tensor */
+        while (w->tblk[j] <= -2) j = -2 - w->tblk[j];
+        const sk_tensor *t = &w->t[j];
+        if (!w->written[k] || w->tblk[j] < 0 || !sk_dtype_is_floating(t->dtype)) continue;
+        size_t es = sk_dtype_size(t->dtype);
+        int64_t n = sk_tensor_numel(t), coord[SK_MAX_DIMS] = {0};
+        for (int64_t i = 0; i < n; i++) {
+            int64_t off = 0;
+            for (int32_t d = 0; d < t->ndim; d++) off += coord[d] * t->strides[d];
+            unsigned char *at = (unsigned char *)t->data + off * (int64_t)es;
+            bool nan = es == 8 ? isnan(*(double *)at) : es == 4 ? isnan(*(float *)at)
+                     : t->dtype == SK_DTYPE_FLOAT16 ? isnan(sk_half_to_float(*(uint16_t *)at))
+                     : isnan(sk_bfloat16_to_float(*(uint16_t *)at));
+            if (nan) memset(at, 0x7f, es);
+            else if (zeros && fz_is_zero(at, t->dtype)) memset(at, 0, es);
+            for (int32_t d = t->ndim - 1; d >= 0 && ++coord[d] == t->shape[d]; d--) coord[d] = 0;
+        }
+    }
+}
+
+static bool fz_same_answers(const fz_world *a, const fz_world *b, int kind) {
+    if (kind != SK_KIND_SHAPE) return true;
+    if (a->a.count != b->a.count || a->a.shape_nd != b->a.shape_nd) return false;
+    for (int32_t d = 0; d < a->a.shape_nd && d < SK_MAX_DIMS; d++)
+        if (a->a.shape_dims[d] != b->a.shape_dims[d]) return false;
+    return true;
+}
+
+/* The reference on its own copy: the same status as the library where the
+ * library accepted the arguments (an index error included), the same
+ * results where it succeeded. */
+/* PENDING (issue 28's report): the gradient of reduce="prod" with zeros or
+ * non-finite values differs from the reference's canonical order until the
+ * lead's backward rewrite lands; its values are not compared (everything
+ * else about the call is). Delete this with that rewrite. */
+static bool fz_pending(const fz_op *op, const fz_world *w) {
+    for (int k = 0; k < op->nargs; k++)
+        if (op->kind == SK_KIND_BACKWARD && op->type[k] == FZ_RED && w->a.v[k] == SK_REDUCE_PROD)
+            return true;
+    return false;
+}
+
+static void fz_against_ref(const fz_op *op, const fz_world *w0, fz_world *lib, sk_status st) {
+    bool has_ref = op->kind != SK_KIND_SHAPE || strcmp(op->name, "masked_select_count") == 0;
+    if (!has_ref || (st != SK_STATUS_OK && st != SK_STATUS_INDEX_OUT_OF_RANGE)) return;
+    fz_world ref;
+    if (!fz_world_clone(&ref, w0)) return;
+    sk_status rs = op->ref(&ref.a, NULL);
+    if (rs != st) fz_die(op, st, "the reference returned another status");
+    if (st == SK_STATUS_OK && !fz_pending(op, w0)) {
+        fz_canonical_nans(&ref, op->kind == SK_KIND_BACKWARD);
+        fz_canonical_nans(lib, op->kind == SK_KIND_BACKWARD);
+        if (!fz_same_blocks(&ref, lib) || !fz_same_answers(&ref, lib, op->kind)) {
+            fprintf(stderr, "after the library:\n");
+            fz_describe(op, lib);
+            fprintf(stderr, "after the reference:\n");
+            fz_describe(op, &ref);
+            fz_die(op, st, "the result differs from the reference");
+        }
+    }
+    fz_world_free(&ref);
+}
+
+static void fz_run(const fz_op *op, const fz_world *w0, uint32_t flags) {
+    fz_world one, three;
+    if (!fz_world_clone(&one, w0)) return;
+    if (!fz_world_clone(&three, w0)) { fz_world_free(&one); return; }
+    sk_options o1 = {1, flags}, o3 = {3, flags};
+    sk_status st = op->lib(&one.a, &o1), st3 = op->lib(&three.a, &o3);
+    if (st != st3) fz_die(op, st, "another status at 3 threads");
+    if (st != SK_STATUS_OK && !(flags & SK_OPTION_FRESH_OUT) && !fz_same_blocks(&one, w0))
+        fz_die(op, st, "written on error");
+    if (st == SK_STATUS_OK && (!fz_same_blocks(&one, &three) || !fz_same_answers(&one, &three, op->kind)))
+        fz_die(op, st, "other bytes at 3 threads than at 1");
+    fz_against_ref(op, w0, &one, st);
+    fz_world_free(&one);
+    fz_world_free(&three);
+}
+
+/* A backward that takes the forward's out (amax, amin, prod and mean read
+ * it): the out the forward gives, through the reference. With an out of the
+ * caller's own making, which gradients match is left unspecified: false
+ * (no call) when the forward refuses the arguments. */
+static bool fz_forward_out(const fz_op *op, fz_world *w) {
+    const fz_op *fwd = &fz_ops[op->forward];
+    for (int k = 0; k < fwd->nargs; k++)
+        if (fwd->type[k] <= FZ_OPTOUT && fwd->type[k] != FZ_OPT && !w->a.t[k]) return true;
+    fz_world tmp;
+    if (!fz_world_clone(&tmp, w)) return false;
+    sk_options one = {1, 0};
+    bool ok = fwd->lib(&tmp.a, &one) == SK_STATUS_OK; /* the library validates */
+    fz_world_free(&tmp);
+    return ok && fwd->ref(&w->a, NULL) == SK_STATUS_OK; /* the reference computes */
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static bool parsed;
+    if (!parsed) {
+        fz_parse_specs();
+        parsed = true;
+    }
+    if (size < 2) return 0;
+    fz_reader r = {data, size, 0};
+    const fz_op *op = &fz_ops[fz_u8(&r) % fz_nops];
+    uint32_t flags = fz_u8(&r) == 0xFF ? SK_OPTION_FRESH_OUT : 0;
+    fz_world w;
+    fz_current = &w;
+    if (fz_decode(op, &r, &w)) {
+        if (op->forward < 0 || fz_forward_out(op, &w)) fz_run(op, &w, flags);
+    }
+    fz_current = NULL;
+    fz_world_free(&w);
+    return 0;
+}
