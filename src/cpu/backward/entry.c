@@ -18,7 +18,7 @@ static void sk_to_work(const sk_tensor *t, void *dst, sk_dtype work_of, int nthr
         }
     }
     for (int64_t i = 0; i < n; i++) {
-        double v = sk_load_f((const char *)t->data + (size_t)off * es, t->dtype);
+        double v = sk_load_f((const char *)t->data + (ptrdiff_t)off * (ptrdiff_t)es, t->dtype);
         if (work_of == SK_DTYPE_FLOAT64) ((double *)dst)[i] = v;
         else ((float *)dst)[i] = (float)v;
         sk_walk_next(t, coord, &off);

@@ -69,11 +69,11 @@ SK_INLINE bool sk_bwd_native(const sk_dtype DT) {
 }
 SK_INLINE double sk_bwd_load(const void *base, int64_t k, size_t es, const sk_dtype DT) {
     return sk_bwd_native(DT) ? sk_bwd_at(base, k, DT)
-                             : sk_load_f((const char *)base + (size_t)k * es, DT);
+                             : sk_load_f((const char *)base + (ptrdiff_t)k * (ptrdiff_t)es, DT);
 }
 SK_INLINE void sk_bwd_store(void *base, int64_t k, size_t es, double v, const sk_dtype DT) {
     if (sk_bwd_native(DT)) sk_bwd_set(base, k, v, DT);
-    else sk_store_f((char *)base + (size_t)k * es, v, DT);
+    else sk_store_f((char *)base + (ptrdiff_t)k * (ptrdiff_t)es, v, DT);
 }
 
 /* a and b tie (sk_bwd_same) without branches, so that the loops around it
@@ -114,7 +114,7 @@ SK_INLINE void sk_bwd_rows_count(const sk_bwd_rows_job *job, int tid, int nthrea
             for (int64_t k = klo; k < khi; k++) c[k]++;
             continue;
         }
-        const char *src = p->dense + (size_t)(r * p->dense_stride[0]) * es;
+        const char *src = p->dense + (ptrdiff_t)(r * p->dense_stride[0]) * (ptrdiff_t)es;
         for (int64_t k = klo; k < khi; k++)
             c[k] += sk_bwd_tie(sk_bwd_load(src, k, es, DT), sk_bwd_at(od, lin + k, DT));
     }
@@ -186,7 +186,7 @@ SK_INLINE void sk_bwd_rows_grad(const sk_bwd_rows_job *job, int64_t lo, int64_t 
             if (amx) sk_bwd_prefetch(od, t, (size_t)len * ws, ws);
             sk_bwd_prefetch(share, t, (size_t)len * ws, ws);
         }
-        char *restrict gs = job->grad_src + (size_t)(r * p->aux_stride[0]) * es;
+        char *restrict gs = job->grad_src + (ptrdiff_t)(r * p->aux_stride[0]) * (ptrdiff_t)es;
         int64_t lin;
         if (!sk_bwd_row_target(p, r, &lin)) {
             for (int64_t k = 0; k < len; k++) sk_bwd_store(gs, k, es, 0.0, DT);
@@ -197,7 +197,7 @@ SK_INLINE void sk_bwd_rows_grad(const sk_bwd_rows_job *job, int64_t lo, int64_t 
             for (int64_t k = 0; k < len; k++) sk_bwd_store(gs, k, es, sk_bwd_at(sh, k, DT), DT);
             continue;
         }
-        const char *restrict src = p->dense + (size_t)(r * p->dense_stride[0]) * es;
+        const char *restrict src = p->dense + (ptrdiff_t)(r * p->dense_stride[0]) * (ptrdiff_t)es;
         const char *restrict res = (const char *)od + (size_t)lin * ws;
         /* branch-free, so that it vectorizes: ties are as rare as targets */
         for (int64_t k = 0; k < len; k++) {

@@ -90,7 +90,7 @@ SK_INLINE void sk_bwd_visit(const sk_bwd_job *job, sk_bwd_stats *st, const int p
     if (RED == SK_REDUCE_NONE) share = st->winner[j] == seq ? g : 0.0;
     else share = sk_bwd_share(p, st, j, needs_v ? sk_load_f(src, dt) : 0.0, g,
                               job->w.od ? sk_bwd_at(job->w.od, lin, dt) : 0.0, RED, dt);
-    sk_store_f((char *)job->w.grad_src->data + (size_t)gsrc_off * p->elem_size, share, dt);
+    sk_store_f((char *)job->w.grad_src->data + (ptrdiff_t)gsrc_off * (ptrdiff_t)p->elem_size, share, dt);
 }
 
 /* Walks every update; visits those whose target is in [lo, hi). Instantiated
@@ -116,7 +116,7 @@ SK_INLINE void sk_bwd_walk(const sk_bwd_job *job, int64_t lo, int64_t hi, sk_bwd
                 sk_clip_run(lin, ls, run, lo, hi, &jlo, &jhi);
                 for (int64_t j = jlo; j < jhi; j++) {
                     int64_t l = lin + j * ls;
-                    sk_bwd_visit(job, st, pass, pos + j, p->dense + (size_t)(c.dense + j * ds) * es,
+                    sk_bwd_visit(job, st, pass, pos + j, p->dense + (ptrdiff_t)(c.dense + j * ds) * (ptrdiff_t)es,
                                  c.aux + j * as, l, l - lo, RED, DT);
                 }
             }
@@ -125,7 +125,7 @@ SK_INLINE void sk_bwd_walk(const sk_bwd_job *job, int64_t lo, int64_t hi, sk_bwd
                 int64_t toff = 0, lin = c.linear + j * ls;
                 if (!sk_plan_resolve(p, c.index + j * is, &toff, &lin)) continue;
                 if (lin < lo || lin >= hi) continue;
-                sk_bwd_visit(job, st, pass, pos + j, p->dense + (size_t)(c.dense + j * ds) * es,
+                sk_bwd_visit(job, st, pass, pos + j, p->dense + (ptrdiff_t)(c.dense + j * ds) * (ptrdiff_t)es,
                              c.aux + j * as, lin, lin - lo, RED, DT);
             }
         }
@@ -217,7 +217,7 @@ static void sk_bwd_task(void *arg, int tid, int nthreads) {
         else if (!self || p->reduce == SK_REDUCE_NONE) v = 0.0;
         else v = sk_bwd_share(p, st, j, w->xd ? sk_bwd_at(w->xd, t, dt) : 0.0, g,
                               w->od ? sk_bwd_at(w->od, t, dt) : 0.0, p->reduce, dt);
-        sk_store_f((char *)gx->data + (size_t)off * es, v, p->dtype);
+        sk_store_f((char *)gx->data + (ptrdiff_t)off * (ptrdiff_t)es, v, p->dtype);
         sk_walk_next(gx, coord, &off);
     }
 }

@@ -49,10 +49,10 @@ static void sk_inner_chunk(void *arg, int tid, int64_t chunk, int64_t u0, int64_
      * only targets past them (a smaller index) are copied here */
     int64_t rows_end = p->shape[0] * p->linear_stride[0];
     int64_t cfrom = job->inner_rows && clo < rows_end ? rows_end : clo;
-    char *at = (char *)ex->out->data + (size_t)cfrom * p->elem_size;
+    char *at = (char *)ex->out->data + (ptrdiff_t)cfrom * (ptrdiff_t)p->elem_size;
     size_t bytes = (size_t)(chi - cfrom) * p->elem_size;
     if (job->copy_src && cfrom < chi) {
-        memcpy(at, job->copy_src + (size_t)cfrom * p->elem_size, bytes);
+        memcpy(at, job->copy_src + (ptrdiff_t)cfrom * (ptrdiff_t)p->elem_size, bytes);
     } else if (job->touch && cfrom < chi) {
         /* in place: the chunk's lines asked for in order first, so that its
          * random updates find them in the caches instead of missing on each

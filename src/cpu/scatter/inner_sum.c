@@ -172,8 +172,8 @@ static void sk_inner_sum_f32x4(const sk_inner_job *job, int tid, int64_t r) {
 static void sk_inner_int_row(const sk_inner_job *job, int64_t r) {
     const sk_plan *p = job->p;
     int64_t L = p->shape[1], cts = p->comp_target_stride[0];
-    char *o = p->target + (size_t)(r * p->target_stride[0]) * p->elem_size;
-    const char *u = p->dense + (size_t)(r * p->dense_stride[0]) * p->elem_size;
+    char *o = p->target + (ptrdiff_t)(r * p->target_stride[0]) * (ptrdiff_t)p->elem_size;
+    const char *u = p->dense + (ptrdiff_t)(r * p->dense_stride[0]) * (ptrdiff_t)p->elem_size;
     const void *ix = job->inner_index;
     bool i16 = job->inner_index16;
     switch (p->elem_size) {

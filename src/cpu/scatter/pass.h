@@ -25,7 +25,7 @@
 SK_INLINE void sk_apply(const sk_plan *p, const char *src, int64_t toff, int64_t j, float *acc,
                         int64_t *cnt, const sk_dtype DT, const sk_reduce RED, const bool COUNTED,
                         const size_t ES) {
-    char *dst = p->target + (size_t)toff * ES;
+    char *dst = p->target + (ptrdiff_t)toff * (ptrdiff_t)ES;
     if (RED == SK_REDUCE_NONE) {
         memcpy(dst, src, ES);
         return;
@@ -85,7 +85,7 @@ SK_INLINE void sk_apply_row(const sk_plan *p, const char *restrict src, int64_t 
                             int64_t toff, int64_t j0, int64_t n, float *acc, int64_t *cnt,
                             const sk_dtype DT, const sk_reduce RED, const bool COUNTED,
                             const size_t ES) {
-    char *restrict dst = p->target + (size_t)toff * ES;
+    char *restrict dst = p->target + (ptrdiff_t)toff * (ptrdiff_t)ES;
     if (RED == SK_REDUCE_NONE && src_step == 1) {
         memcpy(dst, src, (size_t)n * ES);
         return;
@@ -118,7 +118,7 @@ SK_INLINE void sk_apply_row(const sk_plan *p, const char *restrict src, int64_t 
         }
     }
     for (int64_t j = 0; j < n; j++)
-        sk_apply(p, src + (size_t)(j * src_step) * ES, toff + j, j0 + j, acc, cnt, DT, RED, COUNTED,
+        sk_apply(p, src + (ptrdiff_t)(j * src_step) * (ptrdiff_t)ES, toff + j, j0 + j, acc, cnt, DT, RED, COUNTED,
                  ES);
 }
 
@@ -148,7 +148,7 @@ SK_INLINE void sk_scatter_rows(const sk_plan *p, const sk_span *s, float *acc, i
                     lin + len > clo) {
                     int64_t c0 = col_lo < len ? col_lo : 0;
                     const char *q = SK_USES_ACC(DT, RED) ? (const char *)(acc + (lin - clo))
-                                                   : p->target + (size_t)(toff + c0) * ES;
+                                                   : p->target + (ptrdiff_t)(toff + c0) * (ptrdiff_t)ES;
                     __builtin_prefetch(q, 1);
                     if (len * (int64_t)ES > 64) __builtin_prefetch(q + 64, 1);
                     if (COUNTED) { /* the row's counts are as scattered as its targets */
@@ -164,7 +164,7 @@ SK_INLINE void sk_scatter_rows(const sk_plan *p, const sk_span *s, float *acc, i
             if (jlo < col_lo) jlo = col_lo; /* a column block (cols.c) */
             if (jhi > col_hi) jhi = col_hi;
             if (jlo >= jhi) continue;
-            sk_apply_row(p, p->dense + (size_t)(c.dense + r * ds + jlo * step) * ES, step,
+            sk_apply_row(p, p->dense + (ptrdiff_t)(c.dense + r * ds + jlo * step) * (ptrdiff_t)ES, step,
                          toff + jlo, lin + jlo - clo, jhi - jlo, acc, cnt, DT, RED, COUNTED, ES);
         }
         pos += run;
@@ -299,7 +299,7 @@ SK_INLINE void sk_pass_varying(const sk_plan *p, const sk_exec *ex, const sk_cur
         for (int64_t j = 0; j < run; j++) {
             int64_t v = sk_index_at(ix, j * is, IS64);
             v += v < 0 ? n : 0;
-            sk_apply(p, src + (size_t)(j * ds) * ES, c->target + j * ts + v * cts,
+            sk_apply(p, src + (ptrdiff_t)(j * ds) * (ptrdiff_t)ES, c->target + j * ts + v * cts,
                      c->linear + v * cls - clo, acc, cnt, DT, RED, COUNTED, ES);
         }
         return;
@@ -312,7 +312,7 @@ SK_INLINE void sk_pass_varying(const sk_plan *p, const sk_exec *ex, const sk_cur
             continue;
         int64_t lin = c->linear + j * ls + v * cls;
         if (lin < clo || lin >= chi) continue;
-        sk_apply(p, src + (size_t)(j * ds) * ES, c->target + j * ts + v * cts, lin - clo, acc,
+        sk_apply(p, src + (ptrdiff_t)(j * ds) * (ptrdiff_t)ES, c->target + j * ts + v * cts, lin - clo, acc,
                  cnt, DT, RED, COUNTED, ES);
     }
 }
@@ -331,12 +331,12 @@ SK_INLINE void sk_pass_const(const sk_plan *p, const sk_cursor *c, const char *s
     sk_clip_run(lin, ls, run, clo, chi, &jlo, &jhi);
     if (jlo >= jhi) return;
     if ((ds == 1 || ds == 0) && ts == 1 && ls == 1) {
-        sk_apply_row(p, src + (size_t)(jlo * ds) * ES, ds, toff + jlo, lin + jlo - clo, jhi - jlo,
+        sk_apply_row(p, src + (ptrdiff_t)(jlo * ds) * (ptrdiff_t)ES, ds, toff + jlo, lin + jlo - clo, jhi - jlo,
                      acc, cnt, DT, RED, COUNTED, ES);
         return;
     }
     for (int64_t j = jlo; j < jhi; j++)
-        sk_apply(p, src + (size_t)(j * ds) * ES, toff + j * ts, lin + j * ls - clo, acc, cnt, DT,
+        sk_apply(p, src + (ptrdiff_t)(j * ds) * (ptrdiff_t)ES, toff + j * ts, lin + j * ls - clo, acc, cnt, DT,
                  RED, COUNTED, ES);
 }
 
@@ -358,7 +358,7 @@ SK_INLINE void sk_scatter_pass(const sk_plan *p, const sk_exec *ex, const sk_spa
     sk_cursor_seek(p, &c, 0);
     for (int64_t pos = 0; pos < total;) {
         int64_t run = sk_cursor_run(p, &c);
-        const char *src = p->dense + (size_t)c.dense * ES;
+        const char *src = p->dense + (ptrdiff_t)c.dense * (ptrdiff_t)ES;
         if (p->ncomp == 0 || is == 0) {
             sk_pass_const(p, &c, src, run, clo, chi, acc, cnt, DT, RED, COUNTED, ES);
         } else if (p->ncomp == 1 && ls == 0 &&
@@ -375,7 +375,7 @@ SK_INLINE void sk_scatter_pass(const sk_plan *p, const sk_exec *ex, const sk_spa
                 int64_t toff = c.target + j * ts, lin = c.linear + j * ls;
                 if (!sk_plan_resolve(p, c.index + j * is, &toff, &lin)) continue;
                 if (lin < clo || lin >= chi) continue;
-                sk_apply(p, src + (size_t)(j * ds) * ES, toff, lin - clo, acc, cnt, DT, RED,
+                sk_apply(p, src + (ptrdiff_t)(j * ds) * (ptrdiff_t)ES, toff, lin - clo, acc, cnt, DT, RED,
                          COUNTED, ES);
             }
         }
@@ -450,7 +450,7 @@ SK_INLINE void sk_scatter_divide(const sk_plan *p, const sk_exec *ex, int64_t cl
         int64_t run = sk_targets_run(&w, ex->out, chi - clo - j);
         for (int64_t r = 0; r < run; r++, j++, w.off += w.inner) {
             if (cnt[j] <= 0) continue;
-            char *dst = base + (size_t)w.off * es;
+            char *dst = base + (ptrdiff_t)w.off * (ptrdiff_t)es;
             int64_t n = cnt[j] + self;
             if (SK_IS_FLOAT(DT)) {
                 double v = sk_load_f(dst, DT);
