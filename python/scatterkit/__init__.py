@@ -19,25 +19,14 @@ int64), masks Python bools or lists.
 import operator
 
 from . import _C
-from ._args import (_GATHER_MODES, _REDUCE, _SCATTER_MODES, _TENSOR_SCATTER_MODES, _choice, _flag,
+from ._args import (OPERATORS, _GATHER_MODES, _REDUCE, _SCATTER_MODES, _TENSOR_SCATTER_MODES, _choice, _flag,
                     _is_axes, _out, _slice_args, _source_shape, _written)
 from ._tensors import Like, as_index, as_input, as_mask, as_x, shape_of
 
 __version__ = _C.__version__
 
 __all__ = [
-    "gather",
-    "scatter",
-    "index_select",
-    "index_scatter",
-    "gather_nd",
-    "scatter_nd",
-    "slice_scatter",
-    "diagonal_scatter",
-    "select_scatter",
-    "masked_scatter",
-    "masked_select",
-    "tensor_scatter",
+    *OPERATORS,
     "set_num_threads",
     "get_num_threads",
     "empty_cache",
@@ -461,4 +450,4 @@ _device.install(globals())
 # the device-aware ones.
 from . import _route  # noqa: E402
 
-_route.install(globals(), __all__[:12], [n for n in __all__ if n.endswith("_backward")])
+_route.install(globals(), OPERATORS, [n for n in __all__ if n.endswith("_backward")])

@@ -7,6 +7,12 @@ import numpy as np
 from . import _C
 from ._tensors import as_output, int_or_none, mark_written
 
+# The twelve operators, the one list the package, scatterkit.torch and the
+# CUDA wrappers name them by.
+OPERATORS = ("gather", "scatter", "index_select", "index_scatter", "gather_nd", "scatter_nd",
+             "slice_scatter", "diagonal_scatter", "select_scatter", "masked_scatter",
+             "masked_select", "tensor_scatter")
+
 _REDUCE = {
     None: _C.REDUCE_NONE,
     "sum": _C.REDUCE_SUM,

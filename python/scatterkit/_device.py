@@ -22,16 +22,13 @@ import sys
 import numpy as np
 
 from . import _C
+from ._args import OPERATORS
 
 KDLCUDA = 2
 # cudaStreamPerThread: the handle CUDA and DLPack both give the per-thread
 # default stream
 PER_THREAD_DEFAULT_STREAM = 2
 
-# The public operators that run on CUDA tensors when the library has CUDA.
-OPERATORS = ("gather", "index_select", "gather_nd", "masked_select", "scatter", "index_scatter",
-             "scatter_nd", "slice_scatter", "diagonal_scatter", "select_scatter",
-             "masked_scatter", "tensor_scatter")
 
 
 def _module_of(v, name):

@@ -29,26 +29,13 @@ import operator
 
 import torch
 
-from .._args import (_GATHER_MODES, _REDUCE, _SCATTER_MODES, _TENSOR_SCATTER_MODES, _choice,
+from .._args import (OPERATORS, _GATHER_MODES, _REDUCE, _SCATTER_MODES, _TENSOR_SCATTER_MODES, _choice,
                      _flag, _slice_args)
 from ._autograd import apply, plain_eager
 from ._ops import KERNELS, OPS, SLICE_NONE
 from . import _vmap  # noqa: F401  (registers the batching rules)
 
-__all__ = [
-    "gather",
-    "scatter",
-    "index_select",
-    "index_scatter",
-    "gather_nd",
-    "scatter_nd",
-    "slice_scatter",
-    "diagonal_scatter",
-    "select_scatter",
-    "masked_scatter",
-    "masked_select",
-    "tensor_scatter",
-]
+__all__ = list(OPERATORS)
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 

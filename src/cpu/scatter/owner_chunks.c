@@ -30,9 +30,7 @@ static void sk_ochunks_layout(sk_ochunks_job *job, const sk_plan *p, const sk_ex
     job->ex = ex;
     job->nt = sk_scatter_threads(p, ex);
     job->target_numel = sk_tensor_numel(ex->out);
-    double index = (double)ex->index_numel;
-    if (p->ncomp == 0) index = (double)sk_plan_numel(p);
-    double fit = (double)SK_SCRATCH_BYTES_PER_INDEX * index / SK_OCHUNKS_TARGET_BYTES / job->nt;
+    double fit = sk_scatter_budget(p, ex) / SK_OCHUNKS_TARGET_BYTES / job->nt;
     int64_t per_thread = (job->target_numel + job->nt - 1) / job->nt;
     job->span = fit < (double)SK_SEG_MIN_WINDOW ? SK_SEG_MIN_WINDOW : (int64_t)fit;
     if (job->span > per_thread) job->span = per_thread;

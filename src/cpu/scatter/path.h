@@ -81,9 +81,18 @@ const char *sk_copy_source(const sk_tensor *copy_from, const sk_tensor *out);
  * larger), at most SK_SCATTER_MAX_THREADS and at most one per target. */
 int sk_scatter_threads(const sk_plan *p, const sk_exec *ex);
 /* Scratch budget of a call: SK_SCRATCH_BYTES_PER_INDEX per element of the
- * caller's index. */
-SK_INLINE double sk_scatter_budget(const sk_exec *ex) {
-    return (double)SK_SCRATCH_BYTES_PER_INDEX * (double)ex->index_numel;
+ * caller's index; a plan without index components (a sum onto a broadcast
+ * shape) has one implicit index element per update. */
+SK_INLINE double sk_scatter_budget(const sk_plan *p, const sk_exec *ex) {
+    double n = (double)ex->index_numel, updates = (double)sk_plan_numel(p);
+    return (double)SK_SCRATCH_BYTES_PER_INDEX * (p->ncomp == 0 && updates > n ? updates : n);
+}
+/* Float sum, mean and prod: the reductions whose association the canonical
+ * order fixes (docs/CONTRACT.md). */
+SK_INLINE bool sk_scatter_folds_chunks(const sk_plan *p) {
+    return p->dtype >= SK_DTYPE_FLOAT16 && (p->reduce == SK_REDUCE_SUM ||
+                                            p->reduce == SK_REDUCE_MEAN ||
+                                            p->reduce == SK_REDUCE_PROD);
 }
 /* Pieces of one scratch block: `bytes` from *at, the next piece 64-byte
  * aligned after it. */

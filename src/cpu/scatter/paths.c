@@ -7,9 +7,7 @@ const sk_path *const sk_cpu_scatter_paths[] = {
     &sk_path_tiles,   &sk_path_cols,         &sk_path_owner_chunks, &sk_path_owner, NULL};
 
 bool sk_scatter_needs_chunks(const sk_plan *p) {
-    bool sums = p->reduce == SK_REDUCE_SUM || p->reduce == SK_REDUCE_MEAN ||
-                p->reduce == SK_REDUCE_PROD;
-    if (!sums || p->dtype < SK_DTYPE_FLOAT16) return false;
+    if (!sk_scatter_folds_chunks(p)) return false;
     int64_t bound = 1;
     for (int d = 0; d < p->ndim; d++) {
         if (p->linear_stride[d] != 0) continue;

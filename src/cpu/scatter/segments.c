@@ -36,25 +36,17 @@ static bool sk_seg_rows(sk_seg_job *job, const sk_plan *p) {
     return job->nrows > 0 && job->nrows <= INT32_MAX;
 }
 
-/* Index elements the budget counts: a plan without index components (a sum
- * onto a broadcast shape) has one implicit index element per update. */
-static double sk_seg_budget(const sk_plan *p, const sk_exec *ex) {
-    double n = (double)ex->index_numel;
-    if (p->ncomp == 0 && (double)sk_plan_numel(p) > n) n = (double)sk_plan_numel(p);
-    return (double)SK_SCRATCH_BYTES_PER_INDEX * n;
-}
-
 /* Threads of the passes: by the rows' elements. */
 static int sk_seg_threads(const sk_seg_job *job, const sk_exec *ex) {
     int nt = sk_threads_for_work(ex->nthreads, job->nrows * job->len);
     return nt > SK_MAX_THREADS ? SK_MAX_THREADS : nt;
 }
 
-/* Whether float sums and products keep partial rows (docs/CONTRACT.md). */
-static bool sk_seg_chunked(const sk_plan *p) {
-    return p->dtype >= SK_DTYPE_FLOAT16 && (p->reduce == SK_REDUCE_SUM ||
-                                            p->reduce == SK_REDUCE_MEAN ||
-                                            p->reduce == SK_REDUCE_PROD);
+/* The partial rows: a key gets one once it passes a canonical chunk, so
+ * there are at most nrows / (SK_CANONICAL_CHUNK + 1) + 1 of them. */
+static size_t sk_seg_parts_bytes(const sk_seg_job *job) {
+    if (!sk_scatter_folds_chunks(job->p)) return 0;
+    return (size_t)(job->nrows / (SK_CANONICAL_CHUNK + 1) + 1) * (size_t)job->len * job->acc_size;
 }
 
 /* Bytes that do not depend on the window: per key its count and partial
@@ -62,9 +54,7 @@ static bool sk_seg_chunked(const sk_plan *p) {
  * float32 rows of 16-bit types. */
 static size_t sk_seg_fixed_bytes(const sk_seg_job *job) {
     size_t keys = 2 * sk_scratch_round((size_t)job->nkeys * sizeof(int32_t)) + 64;
-    size_t parts = 0;
-    if (sk_seg_chunked(job->p))
-        parts = (size_t)(job->nrows / (SK_CANONICAL_CHUNK + 1) + 1) * (size_t)job->len * job->acc_size;
+    size_t parts = sk_seg_parts_bytes(job);
     size_t acc = job->use_acc ? (size_t)(job->nkeys * job->len) * job->acc_size : 0;
     return keys + sk_scratch_round(parts) + sk_scratch_round(acc);
 }
@@ -118,7 +108,7 @@ static bool sk_seg_layout(sk_seg_job *job, const sk_plan *p, const sk_exec *ex) 
 /* Sets win_rows, the most rows per window within the budget; false when
  * fewer than `least` fit. */
 static bool sk_seg_windows_fit(sk_seg_job *job, int64_t least) {
-    double room = sk_seg_budget(job->p, job->ex) - (double)sk_seg_fixed_bytes(job);
+    double room = sk_scatter_budget(job->p, job->ex) - (double)sk_seg_fixed_bytes(job);
     if (room < (double)sk_seg_window_bytes(job, least)) return false;
     int64_t per_row = (int64_t)(2 * sizeof(int32_t) + job->stage_row) + 1;
     job->win_rows = (int64_t)(room / (double)per_row);
@@ -168,9 +158,7 @@ static void sk_seg_carve(sk_seg_job *job, char *at, _Atomic int32_t *next_part) 
     job->seen = sk_scratch_carve(&at, (size_t)job->nkeys * sizeof(int32_t));
     job->part_slot = sk_scratch_carve(&at, (size_t)job->nkeys * sizeof(int32_t));
     at += 64;
-    if (sk_seg_chunked(job->p))
-        job->parts = sk_scratch_carve(&at, (size_t)(job->nrows / (SK_CANONICAL_CHUNK + 1) + 1) *
-                                               (size_t)job->len * job->acc_size);
+    if (sk_seg_parts_bytes(job)) job->parts = sk_scratch_carve(&at, sk_seg_parts_bytes(job));
     if (job->use_acc) job->acc = sk_scratch_carve(&at, (size_t)(job->nkeys * job->len) * job->acc_size);
     job->key = sk_scratch_carve(&at, (size_t)job->win_rows * sizeof(int32_t));
     job->staged_key = sk_scratch_carve(&at, (size_t)job->win_rows * sizeof(int32_t));
@@ -194,7 +182,7 @@ static sk_status sk_seg_run(const sk_plan *p, const sk_exec *ex, const sk_tensor
         sk_seg_stage(&job, nt);
         sk_parallel_chunks(nt, job.nbuckets, job.nbuckets, sk_seg_bucket_task, &job);
     }
-    if (sk_seg_chunked(p) || p->reduce == SK_REDUCE_MEAN || job.acc)
+    if (sk_scatter_folds_chunks(p) || p->reduce == SK_REDUCE_MEAN || job.acc)
         sk_parallel_chunks(nt, job.nkeys, sk_chunks_for(nt, job.nkeys, job.len), sk_seg_finish_task,
                            &job);
     return SK_STATUS_OK;

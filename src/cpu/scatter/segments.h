@@ -101,6 +101,10 @@ SK_INLINE int64_t sk_seg_src_offset(const sk_seg_job *job, int64_t r) {
 /* Keys of rows [r0, r1) into key[0, r1 - r0): -1 where the key is outside
  * [k0, k0 + nwin) or the index value is skipped (DROP). */
 void sk_seg_keys_of(const sk_seg_job *job, int32_t *key, int64_t r0, int64_t r1);
+/* Pass A of a sort (a parallel-chunks task over the rows [w0, w0 + rows)):
+ * the keys of chunk `chunk`'s rows into key[i0, i1), and its counts per
+ * bucket into hist. */
+void sk_seg_count_chunk(void *job, int tid, int64_t chunk, int64_t i0, int64_t i1);
 /* The chunks' bucket counts into first positions, bucket by bucket and
  * chunk by chunk; sets bucket_end; returns the rows placed. */
 int64_t sk_seg_positions(const sk_seg_job *job);

@@ -71,20 +71,14 @@ SK_INLINE int64_t sk_seg_mean_i(int64_t v, int64_t count, const sk_dtype DT) {
     return sk_floor_div(v, count);
 }
 
-#define SK_SEG_FT float
 #define SK_SEG_SUF f
 #include "cpu/scatter/segments_fold_body.h"
-#undef SK_SEG_FT
 #undef SK_SEG_SUF
-#define SK_SEG_FT double
 #define SK_SEG_SUF d
 #include "cpu/scatter/segments_fold_body.h"
-#undef SK_SEG_FT
 #undef SK_SEG_SUF
-#define SK_SEG_FT int64_t
 #define SK_SEG_SUF i
 #include "cpu/scatter/segments_fold_body.h"
-#undef SK_SEG_FT
 #undef SK_SEG_SUF
 
 /* The working type of DT: float64 in double, other floats in float,

@@ -1,6 +1,6 @@
 /* The fold kernels of segments for one working type, included by
- * segments_fold.h once per type with SK_SEG_FT (the type) and SK_SEG_SUF
- * (the suffix of every name) defined, after sk_seg_get_<suf> (a src
+ * segments_fold.h once per type with SK_SEG_SUF (the suffix of every name)
+ * defined, after sk_seg_get_<suf> (a src
  * element), sk_seg_op_<suf> (one step of the reduction) and
  * sk_seg_at_<suf>/sk_seg_put_<suf> (an element where keys accumulate: out
  * itself, or a float32 row for 16-bit types).
@@ -12,7 +12,6 @@
 #define SK_SEG_CAT2(a, b) a##_##b
 #define SK_SEG_CAT(a, b) SK_SEG_CAT2(a, b)
 #define SK_SEG_NAME(x) SK_SEG_CAT(x, SK_SEG_SUF)
-#define FT SK_SEG_FT
 
 /* a[j] = src element j, a[j] (op)= it, or a[j] (op)= b[j] (b a row where keys accumulate). */
 SK_INLINE void SK_SEG_NAME(sk_seg_set)(char *restrict a, const char *restrict s, int64_t n,
@@ -118,7 +117,6 @@ SK_INLINE void SK_SEG_NAME(sk_seg_finish)(const sk_seg_job *job, int64_t klo, in
     }
 }
 
-#undef FT
 #undef SK_SEG_NAME
 #undef SK_SEG_CAT
 #undef SK_SEG_CAT2

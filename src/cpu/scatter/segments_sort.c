@@ -41,17 +41,16 @@ void sk_seg_keys_of(const sk_seg_job *job, int32_t *restrict key, int64_t r0, in
     }
 }
 
-/* A: keys and the chunk's counts per bucket. */
-static void sk_seg_count_chunk(void *arg, int tid, int64_t chunk, int64_t r0, int64_t r1) {
+void sk_seg_count_chunk(void *arg, int tid, int64_t chunk, int64_t i0, int64_t i1) {
     const sk_seg_job *job = arg;
     (void)tid;
-    sk_seg_keys_of(job, job->key + r0, r0, r1);
+    int32_t *restrict key = job->key;
+    sk_seg_keys_of(job, key + i0, job->w0 + i0, job->w0 + i1);
     int32_t *restrict h = job->hist + chunk * job->nbuckets;
     memset(h, 0, (size_t)job->nbuckets * sizeof(int32_t));
-    const int32_t *restrict key = job->key;
     const int sh = job->shift;
-    for (int64_t r = r0; r < r1; r++)
-        if (key[r] >= 0) h[key[r] >> sh]++;
+    for (int64_t i = i0; i < i1; i++)
+        if (key[i] >= 0) h[key[i] >> sh]++;
 }
 
 int64_t sk_seg_positions(const sk_seg_job *job) {

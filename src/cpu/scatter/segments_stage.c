@@ -10,18 +10,6 @@
  * chunk in order), whichever thread runs which chunk. */
 #include "cpu/scatter/segments.h"
 
-static void sk_stage_count(void *arg, int tid, int64_t chunk, int64_t i0, int64_t i1) {
-    const sk_seg_job *job = arg;
-    (void)tid;
-    int32_t *restrict key = job->key;
-    sk_seg_keys_of(job, key + i0, job->w0 + i0, job->w0 + i1);
-    int32_t *restrict h = job->hist + chunk * job->nbuckets;
-    memset(h, 0, (size_t)job->nbuckets * sizeof(int32_t));
-    const int sh = job->shift;
-    for (int64_t i = i0; i < i1; i++)
-        if (key[i] >= 0) h[key[i] >> sh]++;
-}
-
 static void sk_stage_place(void *arg, int tid, int64_t chunk, int64_t i0, int64_t i1) {
     const sk_seg_job *job = arg;
     (void)tid;
@@ -48,7 +36,7 @@ static void sk_stage_place(void *arg, int tid, int64_t chunk, int64_t i0, int64_
 void sk_seg_stage(sk_seg_job *job, int nthreads) {
     job->nchunks = sk_seg_sort_chunks(job->wrows);
     int nt = sk_threads_for_work(nthreads, job->wrows * job->len);
-    sk_parallel_chunks(nt, job->wrows, job->nchunks, sk_stage_count, job);
+    sk_parallel_chunks(nt, job->wrows, job->nchunks, sk_seg_count_chunk, job);
     sk_seg_positions(job);
     sk_parallel_chunks(nt, job->wrows, job->nchunks, sk_stage_place, job);
 }

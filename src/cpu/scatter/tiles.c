@@ -41,7 +41,7 @@ static bool sk_tiles_applies(const sk_plan *p, const sk_exec *ex, const sk_tenso
     size_t pack_bytes;
     if (!sk_tiles_layout(p, ex, &pack_bytes)) return false;
     int nt = sk_scatter_threads(p, ex);
-    if ((double)nt * (double)pack_bytes > sk_scatter_budget(ex)) return false;
+    if ((double)nt * (double)pack_bytes > sk_scatter_budget(p, ex)) return false;
     need->scratch_bytes = (size_t)nt * pack_bytes;
     need->fuses_copy = sk_tiles_fuse(p, ex, copy_from);
     return true;

@@ -53,7 +53,7 @@ static bool sk_winners_applies(const sk_plan *p, const sk_exec *ex, const sk_ten
     sk_winners_job job;
     if (!sk_winners_layout(&job, p, ex)) return false;
     size_t bytes = (size_t)job.nt * (size_t)job.n * sizeof(int32_t);
-    if ((double)bytes > sk_scatter_budget(ex)) return false;
+    if ((double)bytes > sk_scatter_budget(p, ex)) return false;
     need->scratch_bytes = bytes;
     need->fuses_copy = sk_winners_fuse(&job, ex, copy_from) != NULL;
     return true;
