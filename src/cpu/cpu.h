@@ -25,6 +25,9 @@
 
 /* ---- threads (threads.c) ---- */
 int sk_threads_for(const sk_options *opts);
+/* The CPUs this process may use: its affinity mask, capped by its cgroup's
+ * CPU quota (what threads run at once, however many are asked for). */
+int sk_usable_cpu_count(void);
 /* Runs fn(ctx, tid, nthreads) for tid in [0, nthreads). Tasks must be
  * independent: when the pool is busy they run one after another. */
 void sk_parallel_run(int nthreads, void (*fn)(void *ctx, int tid, int nthreads), void *ctx);

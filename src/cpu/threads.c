@@ -95,7 +95,7 @@ int sk_cgroup_cpu_quota(const char *root) {
 /* The CPUs this process may use: its affinity mask, capped by its cgroup's
  * CPU quota (read once: a quota does not change under a running process as
  * a rule, and the default is asked for on every call). */
-static int sk_usable_cpus(void) {
+int sk_usable_cpu_count(void) {
     static atomic_int quota = -1;
     int q = atomic_load_explicit(&quota, memory_order_relaxed);
     if (q < 0) {
@@ -118,7 +118,7 @@ static int sk_usable_cpus(void) {
 static int sk_default_threads(void) {
     int n = sk_threads_from_env_text(getenv("SCATTERKIT_NUM_THREADS"));
     if (n < 1) n = sk_threads_from_env_text(getenv("OMP_NUM_THREADS"));
-    return n >= 1 ? n : sk_usable_cpus();
+    return n >= 1 ? n : sk_usable_cpu_count();
 }
 
 sk_status sk_set_num_threads(int32_t n) {

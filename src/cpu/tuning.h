@@ -79,6 +79,15 @@ enum { SK_SEG_MIN_ROWS = 1 << 13 };
  * that a thread slowed by another program does less of the work. */
 enum { SK_SEG_SORT_ROWS = 1 << 14, SK_SEG_SORT_CHUNKS = 256, SK_SEG_BUCKETS = 4096 };
 enum { SK_SEG_BUCKET_BYTES = 256 << 10, SK_SEG_BUCKETS_PER_THREAD = 4 };
+/* Segments, direct: rows of at least SK_SEG_DIRECT_MIN_ROW_BYTES read from
+ * src by the fold rather than staged, where at most SK_SEG_DIRECT_MAX_GROUPS
+ * threads run at once; each group (a thread's range of buckets) is made of
+ * SK_SEG_DIRECT_BUCKETS buckets at least, so the groups come out even. A
+ * group reads 1/ngroups of src's rows spread over all of it, and the
+ * hardware prefetcher pulls most lines of src into each group's pass, so the
+ * traffic grows with the groups: staging (one more write and read of the
+ * rows) wins beyond a few (docs/PERF-LOG.md). */
+enum { SK_SEG_DIRECT_MIN_ROW_BYTES = 64, SK_SEG_DIRECT_MAX_GROUPS = 4, SK_SEG_DIRECT_BUCKETS = 64 };
 /* Owner-computes in the canonical order takes spans of at least this many
  * targets. */
 enum { SK_SEG_MIN_WINDOW = 1 << 16 };

@@ -36,12 +36,6 @@ static bool sk_seg_rows(sk_seg_job *job, const sk_plan *p) {
     return job->nrows > 0 && job->nrows <= INT32_MAX;
 }
 
-/* Threads of the passes: by the rows' elements. */
-static int sk_seg_threads(const sk_seg_job *job, const sk_exec *ex) {
-    int nt = sk_threads_for_work(ex->nthreads, job->nrows * job->len);
-    return nt > SK_MAX_THREADS ? SK_MAX_THREADS : nt;
-}
-
 /* The partial rows: a key gets one once it passes a canonical chunk, so
  * there are at most nrows / (SK_CANONICAL_CHUNK + 1) + 1 of them. */
 static size_t sk_seg_parts_bytes(const sk_seg_job *job) {
@@ -64,15 +58,29 @@ static size_t sk_seg_window_bytes(const sk_seg_job *job, int64_t rows) {
     size_t keys = sk_scratch_round((size_t)rows * sizeof(int32_t));
     size_t hist = (size_t)(sk_seg_sort_chunks(rows) * job->nbuckets) * sizeof(int32_t);
     size_t ends = (size_t)job->nbuckets * sizeof(int32_t);
-    return 2 * keys + sk_scratch_round((size_t)rows * job->stage_row) + sk_scratch_round(ends) +
+    return 2 * keys + sk_scratch_round((size_t)rows * job->stage_row) + 2 * sk_scratch_round(ends) +
            sk_scratch_round(hist);
 }
 
 static bool sk_seg_windows_fit(sk_seg_job *job, int64_t least);
 
-/* The job without its scratch; false when the path does not apply (or a
- * window of SK_SEG_MIN_WINDOW rows would not fit the budget). */
-static bool sk_seg_layout(sk_seg_job *job, const sk_plan *p, const sk_exec *ex) {
+/* Buckets: SK_SEG_BUCKETS_PER_THREAD per thread at least (direct:
+ * SK_SEG_DIRECT_BUCKETS per group, so that groups of whole buckets come out
+ * even), and small enough that a bucket's working rows stay in a core's L2
+ * while it is folded (the staging is read in order whatever their number). */
+static int sk_seg_bucket_shift(const sk_seg_job *job, const sk_exec *ex) {
+    int64_t nb = SK_SEG_BUCKETS_PER_THREAD * (int64_t)sk_seg_threads(job, ex), shift = 0;
+    if (job->direct && nb < SK_SEG_DIRECT_BUCKETS * job->ngroups)
+        nb = SK_SEG_DIRECT_BUCKETS * job->ngroups;
+    int64_t by_bytes = (int64_t)((double)job->nkeys * (double)job->len * (double)job->acc_size /
+                                 SK_SEG_BUCKET_BYTES) + 1;
+    if (nb < by_bytes) nb = by_bytes;
+    if (nb > job->nkeys) nb = job->nkeys;
+    while (((job->nkeys - 1) >> shift) >= nb) shift++;
+    return (int)shift;
+}
+
+bool sk_seg_layout(sk_seg_job *job, const sk_plan *p, const sk_exec *ex, bool direct) {
     memset(job, 0, sizeof *job);
     job->p = p;
     job->ex = ex;
@@ -87,22 +95,16 @@ static bool sk_seg_layout(sk_seg_job *job, const sk_plan *p, const sk_exec *ex) 
     job->out_row_major = sk_row_major(ex->out);
     job->acc_size = SK_IS_HALF(p->dtype) ? sizeof(float) : p->elem_size;
     job->stage_row = (size_t)job->len * p->elem_size;
-    /* buckets: SK_SEG_BUCKETS_PER_THREAD per thread at least, and small
-     * enough that a bucket's working rows stay in a core's L2 while it is
-     * folded (the staging is read in order whatever their number) */
-    int64_t nb = SK_SEG_BUCKETS_PER_THREAD * (int64_t)sk_seg_threads(job, ex), shift = 0;
-    int64_t by_bytes = (int64_t)((double)job->nkeys * (double)job->len * (double)job->acc_size /
-                                 SK_SEG_BUCKET_BYTES) + 1;
-    if (nb < by_bytes) nb = by_bytes;
-    if (nb > job->nkeys) nb = job->nkeys;
-    while (((job->nkeys - 1) >> shift) >= nb) shift++;
-    sk_seg_window(job, 0, job->nkeys, (int)shift);
+    if (direct && !sk_seg_direct_suits(job, ex)) return false;
+    sk_seg_window(job, 0, job->nkeys, sk_seg_bucket_shift(job, ex));
+    int64_t least = job->nrows < SK_SEG_MIN_WINDOW ? job->nrows : SK_SEG_MIN_WINDOW;
     /* working rows on huge pages: the random updates of out's rows missed
-     * the TLB; kept unless they would cut the rows into windows (16-bit
-     * types need them) */
+     * the TLB; kept unless they would cut the staged rows into windows
+     * (16-bit types need them; direct windows cost no extra pass over src) */
     job->use_acc = true;
-    if (!SK_IS_HALF(p->dtype) && !sk_seg_windows_fit(job, job->nrows)) job->use_acc = false;
-    return sk_seg_windows_fit(job, job->nrows < SK_SEG_MIN_WINDOW ? job->nrows : SK_SEG_MIN_WINDOW);
+    if (!SK_IS_HALF(p->dtype) && !sk_seg_windows_fit(job, direct ? least : job->nrows))
+        job->use_acc = false;
+    return sk_seg_windows_fit(job, least);
 }
 
 /* Sets win_rows, the most rows per window within the budget; false when
@@ -130,10 +132,10 @@ static const char *sk_seg_copy_source(const sk_seg_job *job, const sk_tensor *co
     return from && whole && job->use_acc ? from : NULL;
 }
 
-static bool sk_seg_applies(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
-                           sk_path_need *need) {
+bool sk_seg_applies_as(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
+                       sk_path_need *need, bool direct) {
     sk_seg_job job;
-    if (!sk_seg_layout(&job, p, ex)) return false;
+    if (!sk_seg_layout(&job, p, ex, direct)) return false;
     need->scratch_bytes = sk_seg_scratch_bytes(&job);
     need->fuses_copy = sk_seg_copy_source(&job, copy_from) != NULL;
     return true;
@@ -164,14 +166,16 @@ static void sk_seg_carve(sk_seg_job *job, char *at, _Atomic int32_t *next_part) 
     job->staged_key = sk_scratch_carve(&at, (size_t)job->win_rows * sizeof(int32_t));
     job->staged = sk_scratch_carve(&at, (size_t)job->win_rows * job->stage_row);
     job->bucket_end = sk_scratch_carve(&at, (size_t)job->nbuckets * sizeof(int32_t));
+    job->lead = sk_scratch_carve(&at, (size_t)job->nbuckets * sizeof(int32_t));
+    if (job->direct) job->staged_pos = (int32_t *)(void *)job->staged;
     job->hist = (int32_t *)(void *)at;
     job->next_part = next_part;
 }
 
-static sk_status sk_seg_run(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
-                            void *scratch) {
+sk_status sk_seg_run_as(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
+                        void *scratch, bool direct) {
     sk_seg_job job;
-    sk_seg_layout(&job, p, ex);
+    sk_seg_layout(&job, p, ex, direct);
     job.copy_src = sk_seg_copy_source(&job, copy_from);
     _Atomic int32_t next_part = 0;
     sk_seg_carve(&job, scratch, &next_part);
@@ -179,13 +183,28 @@ static sk_status sk_seg_run(const sk_plan *p, const sk_exec *ex, const sk_tensor
     int nt = sk_seg_threads(&job, ex);
     for (job.w0 = 0; job.w0 < job.nrows; job.w0 += job.win_rows) {
         job.wrows = job.nrows - job.w0 < job.win_rows ? job.nrows - job.w0 : job.win_rows;
-        sk_seg_stage(&job, nt);
-        sk_parallel_chunks(nt, job.nbuckets, job.nbuckets, sk_seg_bucket_task, &job);
+        if (direct) {
+            sk_seg_stage_positions(&job, nt);
+            sk_parallel_chunks(nt, job.ngroups, job.ngroups, sk_seg_bucket_task, &job);
+        } else {
+            sk_seg_stage(&job, nt);
+            sk_parallel_chunks(nt, job.nbuckets, job.nbuckets, sk_seg_bucket_task, &job);
+        }
     }
     if (sk_scatter_folds_chunks(p) || p->reduce == SK_REDUCE_MEAN || job.acc)
         sk_parallel_chunks(nt, job.nkeys, sk_chunks_for(nt, job.nkeys, job.len), sk_seg_finish_task,
                            &job);
     return SK_STATUS_OK;
+}
+
+static bool sk_seg_applies(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
+                           sk_path_need *need) {
+    return sk_seg_applies_as(p, ex, copy_from, need, false);
+}
+
+static sk_status sk_seg_run(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
+                            void *scratch) {
+    return sk_seg_run_as(p, ex, copy_from, scratch, false);
 }
 
 const sk_path sk_path_segments = {"cpu/scatter/segments", false, true, sk_seg_applies, sk_seg_run};

@@ -52,6 +52,13 @@ struct sk_seg_job {
     char *staged;                /* rows by bucket, stage_row bytes apart */
     int32_t *staged_key;
     size_t stage_row;
+    /* direct (segments_direct.c): instead of staged rows, the window
+     * positions of the rows by group (ngroups ranges of buckets, one per
+     * thread, staged_pos = staged), read from src where the fold needs
+     * them; lead[b]: the first bucket of b's group */
+    bool direct;
+    int64_t ngroups;
+    int32_t *staged_pos, *lead;
     /* per key: rows folded so far, and the slot of its partial row (the
      * canonical chunk in progress past the first), -1 for none */
     int32_t *seen, *part_slot;
@@ -96,6 +103,36 @@ SK_INLINE int64_t sk_seg_src_offset(const sk_seg_job *job, int64_t r) {
     }
     return off;
 }
+
+/* The i-th row of the window's staging order: staged, or read from src. */
+SK_INLINE const char *sk_seg_row(const sk_seg_job *job, int64_t i) {
+    if (!job->direct) return job->staged + (size_t)i * job->stage_row;
+    int64_t r = job->w0 + job->staged_pos[i];
+    return job->p->dense + (ptrdiff_t)sk_seg_src_offset(job, r) * (ptrdiff_t)job->p->elem_size;
+}
+
+/* ---- the path (segments.c), shared with segments_direct.c ---- */
+/* The job of plan p without its scratch, staged or direct; false when
+ * segments does not take the plan (or its windows cannot fit the budget). */
+bool sk_seg_layout(sk_seg_job *job, const sk_plan *p, const sk_exec *ex, bool direct);
+/* applies/run of the path with the layout of `direct`. */
+bool sk_seg_applies_as(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
+                       sk_path_need *need, bool direct);
+sk_status sk_seg_run_as(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
+                        void *scratch, bool direct);
+/* Threads of the passes: by the rows' elements. */
+SK_INLINE int sk_seg_threads(const sk_seg_job *job, const sk_exec *ex) {
+    int nt = sk_threads_for_work(ex->nthreads, job->nrows * job->len);
+    return nt > SK_MAX_THREADS ? SK_MAX_THREADS : nt;
+}
+
+/* ---- direct (segments_stage.c; the path: segments_direct.c) ---- */
+/* Whether the direct fold suits the job as laid out for it: contiguous rows
+ * of at least SK_SEG_DIRECT_MIN_ROW_BYTES, folded by at most
+ * SK_SEG_DIRECT_MAX_GROUPS threads running at once (sets ngroups). */
+bool sk_seg_direct_suits(sk_seg_job *job, const sk_exec *ex);
+/* Sorts the window's row positions by group into staged_pos/staged_key. */
+void sk_seg_stage_positions(sk_seg_job *job, int nthreads);
 
 /* ---- the sort (segments_sort.c) ---- */
 /* Keys of rows [r0, r1) into key[0, r1 - r0): -1 where the key is outside

@@ -69,17 +69,24 @@ SK_INLINE void SK_SEG_NAME(sk_seg_step)(const sk_seg_job *job, int64_t k, int64_
     }
 }
 
-/* Bucket b's staged rows, in position order, each into its key's value
- * (the keys' rows of later rows asked for SK_SEG_AHEAD rows early). */
+/* Bucket b's staged rows (direct: group b's), in position order, each into
+ * its key's value (the keys' rows of later rows asked for SK_SEG_AHEAD rows
+ * early). */
 SK_INLINE void SK_SEG_NAME(sk_seg_bucket)(const sk_seg_job *job, int64_t b, const sk_dtype DT,
                                           const sk_reduce RED) {
     const int64_t i0 = b > 0 ? job->bucket_end[b - 1] : 0, i1 = job->bucket_end[b];
     const size_t bytes = (size_t)job->len * job->acc_size < 256 ? (size_t)job->len * job->acc_size : 256;
+    const size_t src_bytes = (size_t)job->len * sk_es(DT) < 256 ? (size_t)job->len * sk_es(DT) : 256;
     for (int64_t i = i0; i < i1; i++) {
-        if (i + SK_SEG_AHEAD < i1)
-            sk_prefetch_row_l2(SK_SEG_NAME(sk_seg_acc_row)(job, job->staged_key[i + SK_SEG_AHEAD], DT), bytes);
+        if (i + SK_SEG_AHEAD < i1) {
+            int32_t ka = job->staged_key[i + SK_SEG_AHEAD];
+            sk_prefetch_row_l2(SK_SEG_NAME(sk_seg_acc_row)(job, ka, DT), bytes);
+            __builtin_prefetch(job->seen + ka, 1, 3); /* its count: a miss per row otherwise */
+            /* direct: src rows are not in order, only increasing */
+            if (job->direct) sk_prefetch_row_l2(sk_seg_row(job, i + SK_SEG_AHEAD), src_bytes);
+        }
         int32_t k = job->staged_key[i];
-        SK_SEG_NAME(sk_seg_step)(job, k, job->seen[k]++, job->staged + (size_t)i * job->stage_row, DT, RED);
+        SK_SEG_NAME(sk_seg_step)(job, k, job->seen[k]++, sk_seg_row(job, i), DT, RED);
     }
 }
 

@@ -1,5 +1,6 @@
 /* The staging of segments (segments.h): one window of update rows sorted
- * by bucket, each row copied into its bucket's place as it is placed.
+ * by bucket, each row copied into its bucket's place as it is placed; or,
+ * for segments_direct, only the rows' positions and keys, by group.
  *   A. per chunk of the window's rows: their keys, and the chunk's count of
  *      rows per bucket;
  *   B. the counts turned into first positions, bucket by bucket and chunk by
@@ -39,4 +40,82 @@ void sk_seg_stage(sk_seg_job *job, int nthreads) {
     sk_parallel_chunks(nt, job->wrows, job->nchunks, sk_seg_count_chunk, job);
     sk_seg_positions(job);
     sk_parallel_chunks(nt, job->wrows, job->nchunks, sk_stage_place, job);
+}
+
+/* ---- direct: positions by group ---- */
+
+bool sk_seg_direct_suits(sk_seg_job *job, const sk_exec *ex) {
+    int groups = sk_seg_threads(job, ex), cpus = sk_usable_cpu_count();
+    if (groups > cpus) groups = cpus;
+    if (job->src_col != 1 || job->stage_row < SK_SEG_DIRECT_MIN_ROW_BYTES ||
+        groups > SK_SEG_DIRECT_MAX_GROUPS)
+        return false;
+    job->direct = true;
+    job->ngroups = groups;
+    job->stage_row = sizeof(int32_t);
+    return true;
+}
+
+/* The buckets into groups of about equal rows (lead[b]: the first bucket
+ * of b's group), then the first place of each chunk's rows in each group
+ * (in hist at the group's lead bucket), and the groups' ends in
+ * bucket_end[0, ngroups). Returns the rows placed. */
+static int64_t sk_direct_positions(sk_seg_job *job) {
+    const int64_t nb = job->nbuckets, nc = job->nchunks;
+    int64_t total = 0;
+    for (int64_t b = 0; b < nb; b++) {
+        int64_t n = 0;
+        for (int64_t c = 0; c < nc; c++) n += job->hist[c * nb + b];
+        job->bucket_end[b] = (int32_t)n;
+        total += n;
+    }
+    int64_t g = 0, seen = 0, first = 0, groups = job->ngroups;
+    for (int64_t b = 0; b < nb; b++) {
+        job->lead[b] = (int32_t)first;
+        seen += job->bucket_end[b];
+        if (g + 1 < groups && seen * groups >= (g + 1) * total) {
+            g++;
+            first = b + 1;
+        }
+    }
+    int64_t at = 0, ng = 0;
+    for (int64_t b0 = 0; b0 < nb; ng++) {
+        int64_t b1 = b0 + 1;
+        while (b1 < nb && job->lead[b1] == b0) b1++;
+        for (int64_t c = 0; c < nc; c++) {
+            int32_t *h = job->hist + c * nb;
+            int64_t n = 0;
+            for (int64_t b = b0; b < b1; b++) n += h[b];
+            h[b0] = (int32_t)at;
+            at += n;
+        }
+        job->bucket_end[ng] = (int32_t)at;
+        b0 = b1;
+    }
+    job->ngroups = ng;
+    return at;
+}
+
+static void sk_direct_place(void *arg, int tid, int64_t chunk, int64_t i0, int64_t i1) {
+    const sk_seg_job *job = arg;
+    (void)tid;
+    int32_t *restrict h = job->hist + chunk * job->nbuckets;
+    const int32_t *restrict key = job->key, *restrict lead = job->lead;
+    int32_t *restrict pos = job->staged_pos, *restrict skey = job->staged_key;
+    const int sh = job->shift;
+    for (int64_t i = i0; i < i1; i++) {
+        int32_t k = key[i];
+        if (k < 0) continue;
+        int32_t at = h[lead[k >> sh]]++;
+        skey[at] = k;
+        pos[at] = (int32_t)i;
+    }
+}
+
+void sk_seg_stage_positions(sk_seg_job *job, int nthreads) {
+    job->nchunks = sk_seg_sort_chunks(job->wrows);
+    int nt = sk_threads_for_work(nthreads, job->wrows);
+    sk_parallel_chunks(nt, job->wrows, job->nchunks, sk_seg_count_chunk, job);
+    sk_direct_positions(job);
+    sk_parallel_chunks(nt, job->wrows, job->nchunks, sk_direct_place, job);
 }
