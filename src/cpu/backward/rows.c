@@ -9,10 +9,12 @@
  * arrays; here:
  *   A. by targets: for the targets it owns, a thread counts the
  *      contributors (sum without self, mean; src is not read) or the ties
- *      with the result (amax/amin). At more than two threads the rows are
- *      first sorted by target row (segments.h), so each thread reads only
- *      its targets' rows; at one or two, each thread reads the whole index
- *      (cheaper than the sort, and the work does not grow). Atomic
+ *      with the result (amax/amin). Where more than two threads run at
+ *      once the rows are first sorted by target row (segments.h), so each
+ *      thread reads only its targets' rows; else one or two threads each
+ *      read the whole index (cheaper than the sort; and however many
+ *      threads are asked for, no more than the CPUs walk it, so the work
+ *      does not grow). Atomic
  *      increments with rows split between threads would each be a full
  *      barrier that waits for the misses in flight;
  *   B. by targets: grad_x, then each target's share of its gradient in
@@ -238,7 +240,11 @@ static void sk_bwd_rows_counts(sk_bwd_rows_job *job, int nt) {
     const int64_t len = job->len, nkeys = job->w->n / len;
     sk_plan rows = *p;
     rows.ndim = 1;
-    bool keyed = nt > 2 && job->w->n % len == 0 && p->linear_stride[0] % len == 0 &&
+    /* threads that run at once: more than the CPUs would each read the
+     * whole index again for nothing */
+    int walkers = sk_usable_cpu_count();
+    if (walkers > nt) walkers = nt;
+    bool keyed = walkers > 2 && job->w->n % len == 0 && p->linear_stride[0] % len == 0 &&
                  p->comp_linear_stride[0] % len == 0;
     sk_seg_job seg;
     if (keyed) {
@@ -247,7 +253,7 @@ static void sk_bwd_rows_counts(sk_bwd_rows_job *job, int nt) {
         keyed = sk_seg_sort_all(&seg, &rows, nkeys, nt);
     }
     if (!keyed) {
-        sk_parallel_run(nt, sk_bwd_rows_count_task, job);
+        sk_parallel_run(walkers, sk_bwd_rows_count_task, job);
         return;
     }
     job->seg = &seg;

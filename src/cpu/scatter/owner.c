@@ -32,7 +32,7 @@ static void sk_owner_layout(sk_owner_job *job, const sk_plan *p, const sk_exec *
     job->pass = job->counted ? sk_pass_counted_kernels[p->dtype][p->reduce]
                              : sk_pass_kernels[p->dtype][p->reduce];
     job->finish = sk_finish_kernels[p->dtype][p->reduce];
-    job->nt = sk_scatter_threads(p, ex);
+    job->nt = sk_scatter_walkers(p, ex);
     int64_t per_thread = job->target_numel > 0 ? (job->target_numel + job->nt - 1) / job->nt : 1;
     job->chunk = per_thread;
     if ((job->half || job->counted) && total > 0 && job->target_numel > 0) {

@@ -28,7 +28,7 @@ static void sk_ochunks_layout(sk_ochunks_job *job, const sk_plan *p, const sk_ex
     memset(job, 0, sizeof *job);
     job->p = p;
     job->ex = ex;
-    job->nt = sk_scatter_threads(p, ex);
+    job->nt = sk_scatter_walkers(p, ex);
     job->target_numel = sk_tensor_numel(ex->out);
     double fit = sk_scatter_budget(p, ex) / SK_OCHUNKS_TARGET_BYTES / job->nt;
     int64_t per_thread = (job->target_numel + job->nt - 1) / job->nt;

@@ -80,6 +80,10 @@ const char *sk_copy_source(const sk_tensor *copy_from, const sk_tensor *out);
 /* Threads for an owner-style walk: by the work (updates or targets, the
  * larger), at most SK_SCATTER_MAX_THREADS and at most one per target. */
 int sk_scatter_threads(const sk_plan *p, const sk_exec *ex);
+/* Threads of a path in which every thread walks every update: no more than
+ * the CPUs that run them at once (a thread more would walk them again for
+ * nothing). */
+int sk_scatter_walkers(const sk_plan *p, const sk_exec *ex);
 /* Scratch budget of a call: SK_SCRATCH_BYTES_PER_INDEX per element of the
  * caller's index; a plan without index components (a sum onto a broadcast
  * shape) has one implicit index element per update. */

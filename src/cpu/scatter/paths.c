@@ -34,6 +34,11 @@ int sk_scatter_threads(const sk_plan *p, const sk_exec *ex) {
     return nt;
 }
 
+int sk_scatter_walkers(const sk_plan *p, const sk_exec *ex) {
+    int nt = sk_scatter_threads(p, ex), cpus = sk_usable_cpu_count();
+    return nt < cpus ? nt : cpus;
+}
+
 sk_status sk_scatter_run_path(const sk_path *path, const sk_plan *p, const sk_exec *ex,
                               const sk_tensor *copy_from, const sk_path_need *need) {
     void *scratch = NULL;
