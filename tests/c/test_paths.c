@@ -48,6 +48,7 @@ static const path_case corpus[] = {
     {"rows into a hot target", INDEX_SCATTER, {50, 17}, {20000, 0}, {20000, 17}, 0, 0, 0, true},
     {"index_add along the last axis, hot", INDEX_SCATTER, {4, 300}, {3000, 0}, {4, 3000}, 1, 0, 0, true},
     {"deep elements along axis 0", SCATTER, {16, 64}, {2048, 64}, {2048, 64}, 0, 0, 0, false},
+    {"elements along the last axis, hot", SCATTER, {8, 64}, {8, 2048}, {8, 2048}, 1, 0, 0, true},
 };
 
 static const sk_reduce reduces[] = {SK_REDUCE_NONE, SK_REDUCE_SUM, SK_REDUCE_MEAN,

@@ -37,6 +37,19 @@ bool sk_inner_index_varies(const sk_plan *p) {
     return false;
 }
 
+/* The updates of `rows` (a slice of the plan whose linear index starts at
+ * lin_base) that reach the targets [clo, chi). */
+static void sk_inner_apply(const sk_inner_job *job, int tid, const sk_plan *rows, int64_t lin_base,
+                           int64_t clo, int64_t chi) {
+    char *mine = job->canon ? job->canon + (size_t)tid * sk_canonical_span_bytes(job->chunk) : NULL;
+    if (mine && sk_span_passes_chunk(rows, lin_base, clo, chi, mine)) {
+        sk_canonical_span(job->p, job->ex, rows, lin_base, clo, chi, mine);
+        return;
+    }
+    sk_span s = sk_span_all(clo - lin_base, chi - lin_base);
+    job->pass(rows, job->ex, &s, NULL, NULL);
+}
+
 /* Chunks [u0, u1) of job->chunk targets each. */
 static void sk_inner_chunk(void *arg, int tid, int64_t chunk, int64_t u0, int64_t u1) {
     sk_inner_job *job = arg;
@@ -70,11 +83,9 @@ static void sk_inner_chunk(void *arg, int tid, int64_t chunk, int64_t u0, int64_
         if (r1 > p->shape[0]) r1 = p->shape[0];
         if (r0 >= r1) return;
         sk_plan rows = sk_plan_slice(p, 0, r0, r1);
-        sk_span s = sk_span_all(clo - r0 * ls, chi - r0 * ls);
-        job->pass(&rows, ex, &s, NULL, NULL);
+        sk_inner_apply(job, tid, &rows, r0 * ls, clo, chi);
     } else {
-        sk_span s = sk_span_all(clo, chi);
-        job->pass(p, ex, &s, NULL, NULL);
+        sk_inner_apply(job, tid, p, 0, clo, chi);
     }
 }
 

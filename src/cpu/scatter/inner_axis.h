@@ -29,6 +29,10 @@ typedef struct sk_inner_job {
     /* float16/bfloat16 one row at a time: a float32 row of out per thread
      * (n floats each), where a row accumulates and is rounded once */
     float *half_rows;
+    /* a float sum or prod whose targets may pass a canonical chunk: per
+     * thread, sk_canonical_span's scratch for a chunk of targets (the
+     * chunk's updates folded in the canonical order); NULL: job->pass */
+    char *canon;
 } sk_inner_job;
 
 /* The chunk (in targets) of an element scatter along the last axis of out

@@ -64,12 +64,11 @@ static void sk_ochunks_apply(const sk_plan *p, int64_t j, const char *dst, doubl
 }
 
 /* The span's touched targets finished and stored. */
-static void sk_ochunks_store(const sk_ochunks_job *job, int64_t clo, int64_t chi,
+static void sk_ochunks_store(const sk_plan *p, const sk_exec *ex, int64_t clo, int64_t chi,
                              const int64_t *cnt, const double *run, const double *part) {
-    const sk_plan *p = job->p;
     const sk_reduce OP = p->reduce == SK_REDUCE_MEAN ? SK_REDUCE_SUM : p->reduce;
     const sk_dtype dt = p->dtype;
-    bool row_major = sk_row_major(job->ex->out);
+    bool row_major = sk_row_major(ex->out);
     for (int64_t t = clo; t < chi; t++) {
         int64_t j = t - clo;
         if (cnt[j] == 0) continue;
@@ -78,7 +77,7 @@ static void sk_ochunks_store(const sk_ochunks_job *job, int64_t clo, int64_t chi
             int64_t count = cnt[j] + (p->include_self ? 1 : 0);
             r = dt == SK_DTYPE_FLOAT64 ? r / (double)count : (double)((float)r / (float)count);
         }
-        int64_t off = row_major ? t : sk_offset_of_linear(job->ex->out, t);
+        int64_t off = row_major ? t : sk_offset_of_linear(ex->out, t);
         char *dst = p->target + (ptrdiff_t)off * (ptrdiff_t)p->elem_size;
         if (SK_IS_HALF(dt)) {
             uint16_t old = *(uint16_t *)(void *)dst;
@@ -89,18 +88,26 @@ static void sk_ochunks_store(const sk_ochunks_job *job, int64_t clo, int64_t chi
     }
 }
 
-/* Every update whose target lies in [clo, chi), in row-major order. */
-static void sk_ochunks_walk(const sk_plan *p, int64_t clo, int64_t chi, int64_t *cnt, double *run,
-                            double *part) {
+/* Every update of p whose target (linear index + lin_base) lies in
+ * [clo, chi), in row-major order; a value out of range in mode "error"
+ * (only a path that checks values inline passes them) sets *ex->invalid. */
+static void sk_ochunks_walk(const sk_plan *p, const sk_exec *ex, int64_t lin_base, int64_t clo,
+                            int64_t chi, int64_t *cnt, double *run, double *part) {
     const int d = p->ndim - 1;
     const int64_t total = sk_plan_numel(p);
+    clo -= lin_base;
+    chi -= lin_base;
     sk_cursor c;
     sk_cursor_seek(p, &c, 0);
     for (int64_t pos = 0; pos < total;) {
         int64_t n = sk_cursor_run(p, &c);
         for (int64_t j = 0; j < n; j++) {
             int64_t toff = c.target + j * p->target_stride[d], lin = c.linear + j * p->linear_stride[d];
-            if (!sk_plan_resolve(p, c.index + j * p->index_stride[d], &toff, &lin)) continue;
+            if (!sk_plan_resolve(p, c.index + j * p->index_stride[d], &toff, &lin)) {
+                if (ex->invalid && p->mode == SK_INDEX_MODE_ERROR)
+                    __atomic_store_n(ex->invalid, 1, __ATOMIC_RELAXED);
+                continue;
+            }
             if (lin < clo || lin >= chi) continue;
             const char *src = p->dense + (ptrdiff_t)(c.dense + j * p->dense_stride[d]) * (ptrdiff_t)p->elem_size;
             const char *dst = p->target + (ptrdiff_t)toff * (ptrdiff_t)p->elem_size;
@@ -115,15 +122,55 @@ static void sk_ochunks_task(void *arg, int tid, int nthreads) {
     const sk_ochunks_job *job = arg;
     int64_t lo, hi;
     sk_partition(job->target_numel, tid, nthreads, &lo, &hi);
-    char *mine = job->scratch + (size_t)tid * (size_t)job->span * SK_OCHUNKS_TARGET_BYTES;
-    int64_t *cnt = (int64_t *)(void *)mine;
-    double *run = (double *)(void *)(cnt + job->span), *part = run + job->span;
+    char *mine = job->scratch + (size_t)tid * sk_canonical_span_bytes(job->span);
     for (int64_t clo = lo; clo < hi; clo += job->span) {
         int64_t chi = clo + job->span < hi ? clo + job->span : hi;
-        memset(cnt, 0, (size_t)(chi - clo) * sizeof(int64_t));
-        sk_ochunks_walk(job->p, clo, chi, cnt, run, part);
-        sk_ochunks_store(job, clo, chi, cnt, run, part);
+        sk_canonical_span(job->p, job->ex, job->p, 0, clo, chi, mine);
     }
+}
+
+/* One row of a 2-d walk with one index component: each target's count,
+ * saturating past SK_CANONICAL_CHUNK; true when one passes it. */
+static bool sk_count_row(const sk_plan *w, int64_t r, int64_t lo, int64_t n, uint16_t *cnt) {
+    const int64_t is = w->index_stride[1], ls = w->linear_stride[1], cls = w->comp_linear_stride[0],
+                  size = w->comp_size[0], base = r * w->linear_stride[0] - lo;
+    const char *ix = (const char *)w->index + (ptrdiff_t)(r * w->index_stride[0]) *
+                                                  (ptrdiff_t)(w->index_is64 ? 8 : 4);
+    uint16_t most = 0;
+    for (int64_t j = 0; j < w->shape[1]; j++) {
+        int64_t v = sk_load_index(ix, w->index_is64, j * is);
+        v += v < 0 ? size : 0;
+        uint64_t t = (uint64_t)(base + j * ls + v * cls);
+        if (t >= (uint64_t)n || (uint64_t)v >= (uint64_t)size) continue;
+        uint16_t c = (uint16_t)(cnt[t] + (cnt[t] <= SK_CANONICAL_CHUNK));
+        cnt[t] = c;
+        most = c > most ? c : most;
+    }
+    return most > SK_CANONICAL_CHUNK;
+}
+
+bool sk_span_passes_chunk(const sk_plan *walk, int64_t lin_base, int64_t clo, int64_t chi,
+                          void *scratch) {
+    const sk_plan *w = walk;
+    if (w->ndim != 2 || w->ncomp != 1) return true;
+    uint16_t *cnt = scratch;
+    memset(cnt, 0, (size_t)(chi - clo) * sizeof(uint16_t));
+    for (int64_t r = 0; r < w->shape[0]; r++)
+        if (sk_count_row(w, r, clo - lin_base, chi - clo, cnt)) return true;
+    return false;
+}
+
+size_t sk_canonical_span_bytes(int64_t targets) {
+    return (size_t)targets * SK_OCHUNKS_TARGET_BYTES;
+}
+
+void sk_canonical_span(const sk_plan *p, const sk_exec *ex, const sk_plan *walk, int64_t lin_base,
+                       int64_t clo, int64_t chi, void *scratch) {
+    int64_t *cnt = scratch;
+    double *run = (double *)(void *)(cnt + (chi - clo)), *part = run + (chi - clo);
+    memset(cnt, 0, (size_t)(chi - clo) * sizeof(int64_t));
+    sk_ochunks_walk(walk, ex, lin_base, clo, chi, cnt, run, part);
+    sk_ochunks_store(p, ex, clo, chi, cnt, run, part);
 }
 
 static sk_status sk_ochunks_run(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,

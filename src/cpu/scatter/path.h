@@ -107,6 +107,22 @@ SK_INLINE void *sk_scratch_carve(char **at, size_t bytes) {
 }
 SK_INLINE size_t sk_scratch_round(size_t bytes) { return (bytes + 63) / 64 * 64; }
 
+/* ---- owner_chunks' canonical fold of a span of targets (owner_chunks.c) ---- */
+/* The updates of `walk` (p itself, or a slice of p's rows whose linear
+ * index starts at lin_base) whose targets lie in [clo, chi) of out's
+ * row-major linear index, folded element by element in the canonical order
+ * and stored; scratch: sk_canonical_span_bytes(chi - clo). */
+void sk_canonical_span(const sk_plan *p, const sk_exec *ex, const sk_plan *walk, int64_t lin_base,
+                       int64_t clo, int64_t chi, void *scratch);
+size_t sk_canonical_span_bytes(int64_t targets);
+/* Whether a target of [clo, chi) may get more than SK_CANONICAL_CHUNK
+ * updates of `walk` (as above): counted for a 2-d walk with one index
+ * component (values out of range skipped), else assumed; scratch as above.
+ * Where none can, folding each target's updates one after another is the
+ * canonical order. */
+bool sk_span_passes_chunk(const sk_plan *walk, int64_t lin_base, int64_t clo, int64_t chi,
+                          void *scratch);
+
 /* ---- the owner-computes walk (pass.c), used by several paths ---- */
 /* Which updates a walk applies: those whose target (row-major linear
  * index) is in [clo, chi); of a row pattern, only the columns
