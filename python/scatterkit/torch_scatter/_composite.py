@@ -76,12 +76,16 @@ def scatter_logsumexp(src: Tensor, index: Tensor, dim: int = -1, out: Optional[T
     shape = out_shape(src, idx, dim, out, dim_size)
     centred, m = _shift(src, idx, dim, shape)
     terms = centred.masked_fill(centred.isnan(), float("-inf")).exp()
-    start = src.new_zeros(shape) if out is None else (out - m).exp()
-    total = skt.scatter(start, idx, terms, dim, reduce="sum")
-    res = (total + eps).log() + m
     if out is None:
-        return res.nan_to_num(neginf=0.0)
-    return write(out, torch.where(res.isfinite(), res, out))
+        total = skt.scatter(src.new_zeros(shape), idx, terms, dim, reduce="sum")
+        return ((total + eps).log() + m).nan_to_num(neginf=0.0)
+    # out keeps its value where m is not finite (no src, or +inf): m0 keeps
+    # the branch not taken finite, so its gradient is 0, not NaN
+    finite = m.isfinite()
+    m0 = m.masked_fill(~finite, 0.0)
+    total = skt.scatter((out - m0).exp(), idx, terms, dim, reduce="sum")
+    res = (total + eps).log() + m0
+    return write(out, torch.where(finite & res.isfinite(), res, out))
 
 
 def scatter_std(src: Tensor, index: Tensor, dim: int = -1, out: Optional[Tensor] = None,
