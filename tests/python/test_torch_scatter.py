@@ -131,6 +131,8 @@ def test_empty_and_zero_size_tensors():
     assert ts.segment_csr(torch.zeros(0, 2), torch.tensor([0, 0, 0])).shape == (2, 2)
     assert ts.segment_coo(torch.zeros(0), torch.zeros(0, dtype=torch.int64)).shape == (0,)
     assert ts.gather_csr(torch.zeros(0), torch.tensor([0])).shape == (0,)
+    assert ts.segment_csr(torch.ones(2, 3), torch.zeros(2, 0, dtype=torch.int64)).shape == (2, 0)
+    assert ts.segment_csr(torch.ones(3), torch.zeros(0, dtype=torch.int64)).shape == (0,)
 
 
 @pytest.mark.parametrize("reduce", REDUCES)

@@ -139,3 +139,17 @@ def test_pyg_model_of_the_docs_page():
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), re.S)
     assert len(blocks) == 1 and "class Net" in blocks[0]
     exec(compile(blocks[0], str(DOC), "exec"), {"__name__": "docs_torch_scatter"})
+
+
+def test_composites_with_nan_and_empty_targets():
+    src = torch.tensor([1.0, float("nan"), 2.0, 0.5], dtype=F64)
+    index = torch.tensor([0, 0, 0, 2])
+    lse = ts.scatter_logsumexp(src, index, dim_size=4)      # NaN left out, empty targets 0
+    want = torch.tensor([1.0, 2.0], dtype=F64).logsumexp(0)
+    assert torch.allclose(lse[0], want) and torch.allclose(lse[2], src[3]) and lse[1] == lse[3] == 0
+    sm = ts.scatter_softmax(src, index)
+    assert sm[:3].isnan().all() and sm[3] == 1.0             # as torch_scatter
+    out = torch.tensor([0.0, 7.0, 1.0, -3.0], dtype=F64)
+    got = ts.scatter_logsumexp(src, index, out=out)
+    assert got is out and out[1] == 7.0 and out[3] == -3.0   # no src: out kept
+    assert torch.allclose(out[2], torch.tensor([1.0, 0.5], dtype=F64).logsumexp(0))

@@ -21,12 +21,14 @@ def _floating(src, op):
                          "types.")
 
 
-def _shift(src, idx, dim, shape):
-    """(src - m, m): m the maximum of each target over src without its NaN
-    (-inf for a target with none), no gradient."""
+def _shift(src, idx, dim, shape, skip_nan=False):
+    """(src - m, m): m the maximum of each target over src (without its NaN
+    when skip_nan: -inf for a target with none), no gradient. A NaN max
+    makes its target NaN in softmax either way, so only logsumexp skips."""
     with torch.no_grad():
         s = src.detach()
-        s = s.masked_fill(s.isnan(), float("-inf"))
+        if skip_nan:
+            s = s.masked_fill(s.isnan(), float("-inf"))
         m = skt.scatter(s.new_full(shape, float("-inf")), idx, s, dim, reduce="amax")
         at_src = skt.gather(m, idx, dim)
     return src - at_src, m
@@ -74,7 +76,7 @@ def scatter_logsumexp(src: Tensor, index: Tensor, dim: int = -1, out: Optional[T
     _floating(src, op)
     idx, dim = _prepare(src, index, dim, out, op)
     shape = out_shape(src, idx, dim, out, dim_size)
-    centred, m = _shift(src, idx, dim, shape)
+    centred, m = _shift(src, idx, dim, shape, skip_nan=True)
     terms = centred.masked_fill(centred.isnan(), float("-inf")).exp()
     if out is None:
         total = skt.scatter(src.new_zeros(shape), idx, terms, dim, reduce="sum")

@@ -42,18 +42,23 @@ def segment_ids(indptr, n, op):
     s = max(indptr.size(-1) - 1, 0)
     if indptr.numel() and (int(indptr.min()) < 0 or int(indptr.max()) > n):
         raise IndexError(f"{op}: indptr has values outside [0, {n}] (the positions along dim)")
-    if s and bool((indptr[..., 1:] < indptr[..., :-1]).any()):
+    if s == 0:
+        return torch.zeros((*indptr.shape[:-1], n), dtype=torch.int64, device=indptr.device), 0
+    if bool((indptr[..., 1:] < indptr[..., :-1]).any()):
         raise ValueError(f"{op}: indptr must be non-decreasing along its last dimension")
-    if indptr.dim() == 1 and s:
-        lo, hi = int(indptr[0]), int(indptr[-1])
-        ids = torch.full((n,), s, dtype=torch.int64, device=indptr.device)
-        ids[lo:hi] = torch.repeat_interleave(torch.arange(s, device=indptr.device),
-                                             indptr.diff(), output_size=hi - lo)
-        return ids, s
-    pos = torch.arange(n, dtype=indptr.dtype, device=indptr.device)
-    pos = pos.expand(*indptr.shape[:-1], n).contiguous()
-    ids = torch.searchsorted(indptr.contiguous(), pos, right=True) - 1
-    return ids.masked_fill_(ids < 0, s), s
+    # ids[..., e] = how many of indptr[..., 1:] are <= e: a cumsum over the
+    # positions (int32 where it fits: half the bytes through the scatter)
+    dtype = torch.int32 if n < 2**31 - 1 else torch.int64
+    marks = torch.zeros((*indptr.shape[:-1], n + 1), dtype=dtype, device=indptr.device)
+    ends = indptr[..., 1:].long()
+    marks.scatter_add_(-1, ends, marks.new_ones(()).expand(ends.shape))
+    ids = marks[..., :n].cumsum(-1, dtype=dtype)
+    if indptr.dim() == 1:
+        ids[:int(indptr[0])] = s
+    else:
+        pos = torch.arange(n, device=indptr.device)
+        ids.masked_fill_(pos < indptr[..., :1], s)
+    return ids, s
 
 
 def _csr(src, indptr, out, reduce, op):
