@@ -8,7 +8,7 @@ from typing import Optional, Tuple
 import torch
 
 from .. import torch as skt
-from ._utils import (REDUCE, arg_of, broadcast, check_index, out_shape, scatter_into, wrap_dim,
+from ._utils import (REDUCE, arg_of, broadcast, check_index, out_shape, scatter_onto, wrap_dim,
                      write)
 
 Tensor = torch.Tensor
@@ -44,7 +44,7 @@ def reduce_along(src, idx, dim, out, dim_size, reduce):
     if reduce == "mean" and out is not None:
         return write(out, _mean_with_out(src, idx, dim, out))
     if out is not None:
-        return scatter_into(None, idx, src, dim, reduce, True, out)
+        return scatter_onto(out, idx, src, dim, reduce)
     start = src.new_ones(shape) if reduce == "prod" else src.new_zeros(shape)
     # sum and prod fold from +0.0 and 1 as torch_scatter does; the others
     # leave an empty target at 0

@@ -62,16 +62,14 @@ def tracks_grad(*tensors):
     return torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors)
 
 
-def scatter_into(start, index, src, dim, reduce, include_self, out):
-    """skt.scatter of src into `start`; with out given, start is out's own
-    values and the result lands in out (in place when no gradient is
-    tracked, else through a differentiable copy_ from a clone)."""
-    if out is None:
-        return skt.scatter(start, index, src, dim, reduce=reduce, include_self=include_self)
+def scatter_onto(out, index, src, dim, reduce):
+    """skt.scatter of src into out's own values (include_self), written to
+    out: in place when no gradient is tracked, else through a
+    differentiable copy_ from a clone (whose values the backward of prod,
+    amax and amin reads)."""
     if tracks_grad(out, src):
-        return out.copy_(skt.scatter(out.clone(), index, src, dim, reduce=reduce,
-                                     include_self=include_self))
-    return skt.scatter(out, index, src, dim, reduce=reduce, include_self=include_self, out=out)
+        return out.copy_(skt.scatter(out.clone(), index, src, dim, reduce=reduce))
+    return skt.scatter(out, index, src, dim, reduce=reduce, out=out)
 
 
 def write(out, result):
@@ -105,7 +103,8 @@ def arg_of(result, index, src, dim, before=None, mode="error"):
     with torch.no_grad():
         won = skt.gather(result, index, dim, mode="fill" if mode == "drop" else "error")
         # the NaN passes over src only where a result is NaN
-        nan = result.is_floating_point() and bool(result.isnan().any())
+        nan = result.is_floating_point() and (torch.compiler.is_compiling()
+                                              or bool(result.isnan().any()))
         hit = _same(src, won, nan)
         if before is not None:
             hit &= ~_same(skt.gather(before, index, dim), won, nan)
