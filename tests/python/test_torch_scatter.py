@@ -12,14 +12,17 @@ import torch
 
 import scatterkit.torch_scatter as ts
 
-DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int32, torch.int64]
+DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.uint8, torch.int8,
+          torch.int16, torch.int32, torch.int64]
 REDUCES = ["sum", "add", "mul", "mean", "min", "max"]
 
 
 def _acc(dtype):
+    """The accumulator: float32 for 16-bit floats, else the dtype itself
+    (integers wrap, as torch_scatter's and scatterkit's do)."""
     if dtype in (torch.float16, torch.bfloat16, torch.float32):
         return np.float32
-    return np.float64 if dtype == torch.float64 else np.int64
+    return torch.empty(0, dtype=dtype).numpy().dtype.type
 
 
 def naive_scatter(src, index, dim, size, reduce, out=None):
@@ -27,11 +30,21 @@ def naive_scatter(src, index, dim, size, reduce, out=None):
     already of src's shape; with out, out's values take part (arg n where
     out's value stays the winner)."""
     acc, n = _acc(src.dtype), src.shape[dim]
-    vals = src.to(torch.float64).numpy().astype(acc) if acc != np.int64 else src.numpy()
+    integer = not src.dtype.is_floating_point
+    vals = src.numpy() if integer else src.to(torch.float64).numpy().astype(acc)
     start = 1 if reduce == "mul" else 0
     res = np.full(size, start, dtype=acc) if out is None else out.to(torch.float64).numpy().astype(acc)
     arg, cnt = np.full(size, n, dtype=np.int64), np.zeros(size, dtype=np.int64)
-    for p in np.ndindex(*src.shape):
+    with np.errstate(over="ignore"):
+        _fold(vals, index, dim, reduce, res, arg, cnt, out is None)
+    if reduce == "mean":
+        res = np.floor_divide(res, np.maximum(cnt, 1)) if integer else \
+            (res / np.maximum(cnt, 1)).astype(acc)
+    return torch.from_numpy(np.asarray(res).astype(acc)).to(src.dtype), torch.from_numpy(arg)
+
+
+def _fold(vals, index, dim, reduce, res, arg, cnt, fresh):
+    for p in np.ndindex(*vals.shape):
         t = list(p)
         t[dim] = int(index[p])
         t, v = tuple(t), vals[p]
@@ -39,13 +52,9 @@ def naive_scatter(src, index, dim, size, reduce, out=None):
             res[t] = res[t] + v
         elif reduce == "mul":
             res[t] = res[t] * v
-        elif (cnt[t] == 0 and out is None) or (v > res[t] if reduce == "max" else v < res[t]):
+        elif (cnt[t] == 0 and fresh) or (v > res[t] if reduce == "max" else v < res[t]):
             res[t], arg[t] = v, p[dim]
         cnt[t] += 1
-    if reduce == "mean":
-        res = np.floor_divide(res, np.maximum(cnt, 1)) if acc == np.int64 else \
-            (res / np.maximum(cnt, 1)).astype(acc)
-    return torch.from_numpy(np.asarray(res)).to(src.dtype), torch.from_numpy(arg)
 
 
 def rand_src(shape, dtype, g, ties=False):
