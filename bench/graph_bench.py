@@ -6,12 +6,13 @@ torch_scatter package itself where it is importable.
 
     python bench/graph_bench.py [--threads 2] [--repeat 7] [--only W2,gat]
 
-Workloads (docs/BENCHMARKS.md for W2/W3): W2 a message-passing sum of 1M
-edge rows of 32 float32 into 100k nodes; W3 the same with mean, max and
-mul; argmax scatter_max (values and argmax); gat the edge softmax of 1M
-edges x 8 heads over 100k nodes, forward and forward + backward;
-csr segment_csr of 1M rows of 32 into 16 segments (few, large) with sum,
-mean and max. Each row: the median of --repeat runs after a warm-up, in
+Workloads (docs/BENCHMARKS.md for W2/W3/W13): W2 a message-passing sum
+of 1M edge rows of 32 float32 into 100k nodes; W3 the same with mean, max
+and mul; W13 the max forward and backward; argmax scatter_max (values and
+argmax; PyTorch's column is the max alone, it has no argmax); gat the edge
+softmax of 1M edges x 8 heads over 100k nodes, forward and forward +
+backward; csr segment_csr of 1M rows of 32 into 16 segments (few, large)
+with sum, mean and max. Each row: the median of --repeat runs after a warm-up, in
 ms, and PyTorch's time over scatterkit's. Every result is checked against
 PyTorch's once. Absolute times on a shared machine drift; compare the
 columns of one run.
@@ -64,9 +65,11 @@ def pyg_softmax(src, index, n):
 
 
 def fwd_bwd(fn, src, grad):
+    """fn forward and backward (grad None: ones of the result's shape)."""
     def run():
         x = src.detach().requires_grad_()
-        fn(x).backward(grad)
+        y = fn(x)
+        y.backward(torch.ones_like(y) if grad is None else grad)
     return run
 
 
@@ -84,6 +87,11 @@ def cases():
         yield ("W3", r, lambda r=r: ts.scatter(src, index, 0, dim_size=N_NODES, reduce=r),
                lambda r=r: pyg_scatter(src, index, N_NODES, r),
                tsr and (lambda r=r: tsr.scatter(src, index, 0, dim_size=N_NODES, reduce=r)))
+    yield ("W13", "max+bwd",
+           fwd_bwd(lambda x: ts.scatter(x, index, 0, dim_size=N_NODES, reduce="max"), src, None),
+           fwd_bwd(lambda x: pyg_scatter(x, index, N_NODES, "max"), src, None),
+           tsr and fwd_bwd(lambda x: tsr.scatter(x, index, 0, dim_size=N_NODES, reduce="max"),
+                           src, None))
     yield ("argmax", "scatter_max", lambda: ts.scatter_max(src, index, 0, dim_size=N_NODES)[0],
            lambda: pyg_scatter(src, index, N_NODES, "max"),
            tsr and (lambda: tsr.scatter_max(src, index, 0, dim_size=N_NODES)[0]))
