@@ -238,6 +238,20 @@ def test_gather_csr_and_coo_invert_the_segment_ops():
     assert torch.equal(got[1], 2 * src[batched[1]])
 
 
+def test_strided_inputs_and_out():
+    g = torch.Generator().manual_seed(1)
+    src = torch.randn(6, 5, generator=g, dtype=torch.float64).t()    # not contiguous
+    index = torch.tensor([0, 2, 1, 2, 0, 3])
+    for reduce in REDUCES:
+        assert torch.equal(ts.scatter(src, index, 1, reduce=reduce),
+                           ts.scatter(src.contiguous(), index, 1, reduce=reduce))
+    out = torch.zeros(4, 5, dtype=torch.float64).t()
+    assert ts.scatter(src, index, 1, out=out) is out
+    assert torch.equal(out, ts.scatter(src.contiguous(), index, 1, dim_size=4))
+    vals, arg = ts.scatter_max(src.expand(2, 5, 6), index, -1)
+    assert torch.equal(vals[1], ts.scatter_max(src, index)[0]) and arg.shape == (2, 5, 4)
+
+
 def test_index_dtypes_and_errors():
     src = torch.tensor([1.0, 2.0, 3.0])
     i32 = torch.tensor([0, 1, 0], dtype=torch.int32)
