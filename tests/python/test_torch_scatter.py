@@ -4,8 +4,6 @@ and its default, out=, empty and zero-size tensors, every reduction, every
 dtype torch_scatter supports, the arg outputs, the segment operators with
 empty segments. Float sums fold serially in float32 (16-bit types) or the
 dtype itself, so the results are compared bit for bit."""
-import itertools
-
 import numpy as np
 import pytest
 import torch
@@ -285,29 +283,3 @@ def test_docstring_examples_run():
         res = doctest.testmod(mod, extraglobs={"torch": torch})
         assert res.failed == 0
     assert sum(">>>" in (getattr(ts, n).__doc__ or "") for n in ts.__all__) >= 8
-
-
-def test_against_torch_scatter_when_installed():
-    """The real package, where it is installed (it is not a dependency)."""
-    tsr = pytest.importorskip("torch_scatter")
-    g = torch.Generator().manual_seed(13)
-    src = torch.randn(5, 40, 3, generator=g)
-    index = torch.randint(0, 12, (40,), generator=g)
-    for reduce in REDUCES:
-        a = ts.scatter(src, index, 1, dim_size=14, reduce=reduce)
-        b = tsr.scatter(src, index, 1, dim_size=14, reduce=reduce)
-        torch.testing.assert_close(a, b)
-    for name in ("scatter_max", "scatter_min"):
-        for x, y in zip(getattr(ts, name)(src, index, 1), getattr(tsr, name)(src, index, 1)):
-            assert torch.equal(x, y)
-    sidx = index.sort().values
-    indptr = torch.ops.torch_scatter.segment_sum_csr  # noqa: F841  (the ops load)
-    ptr = torch.cat([torch.zeros(1, dtype=torch.int64), torch.bincount(sidx, minlength=12).cumsum(0)])
-    for reduce in ("sum", "mean", "min", "max"):
-        torch.testing.assert_close(ts.segment_csr(src, ptr[None], reduce=reduce),
-                                   tsr.segment_csr(src, ptr[None], reduce=reduce))
-        torch.testing.assert_close(ts.segment_coo(src, sidx[None], reduce=reduce),
-                                   tsr.segment_coo(src, sidx[None], reduce=reduce))
-    for name in ("scatter_softmax", "scatter_log_softmax", "scatter_logsumexp", "scatter_std"):
-        torch.testing.assert_close(getattr(ts, name)(src, index, 1), getattr(tsr, name)(src, index, 1))
-    assert list(itertools.chain(ts.__all__)) == [n for n in tsr.__all__ if n in ts.__all__]

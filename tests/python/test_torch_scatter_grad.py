@@ -114,7 +114,7 @@ def test_composites_against_pytorch_formulas():
     std = ts.scatter_std(src, index, 0, dim_size=n)
     ref = torch.stack([src[index == t].std(0) if (index == t).sum() > 1 else
                        torch.zeros(3, dtype=F64) for t in range(n)])
-    assert torch.allclose(std, ref, rtol=1e-12)
+    assert torch.allclose(std, ref, rtol=1e-6)       # torch_scatter's divisor: count - 1 + 1e-6
 
 
 def test_16bit_accumulates_in_float32():

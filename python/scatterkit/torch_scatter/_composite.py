@@ -93,8 +93,8 @@ def scatter_logsumexp(src: Tensor, index: Tensor, dim: int = -1, out: Optional[T
 def scatter_std(src: Tensor, index: Tensor, dim: int = -1, out: Optional[Tensor] = None,
                 dim_size: Optional[int] = None, unbiased: bool = True) -> Tensor:
     """torch_scatter.scatter_std: the standard deviation of each target's
-    updates, sqrt(sum((src - mean)^2) / (count - 1)) (count with
-    unbiased=False; the divisor at least 1); 0 for targets without updates.
+    updates, sqrt(sum((src - mean)^2) / (count - 1 + 1e-6)) (count with
+    unbiased=False; count - 1 at least 1); 0 for targets without updates.
     With out, the squared deviations are added to out's values."""
     op = "scatter_std"
     idx, dim = _prepare(src, index, dim, out, op)
@@ -111,4 +111,4 @@ def scatter_std(src: Tensor, index: Tensor, dim: int = -1, out: Optional[Tensor]
     res = reduce_along(dev * dev, idx, dim, out, dim_size, "sum")
     if unbiased:
         count = (count - 1).clamp(min=1)
-    return write(out, (res / count).sqrt())
+    return write(out, (res / (count + 1e-6)).sqrt())   # torch_scatter 2.1's divisor
