@@ -21,7 +21,7 @@ from . import _exchange as ex
 from . import _ops
 from ._autograd import IndexScatter, IndexSelect, wants_grad
 from ._exchange import Group
-from ._plan import Plan, as_partition, prepare
+from ._plan import Plan, prepare
 from ._plan import bucketize as _bucketize
 
 __all__ = ["index_select", "index_scatter", "plan", "Plan", "bucketize", "even_partition",
@@ -76,15 +76,14 @@ def plan(index, *, partition, group=None, mode="error"):
     then move only rows. A collective: every rank calls it."""
     g = Group(group)
     index, _ = _torch(index)
-    part = as_partition(partition, g, "plan")
-    ex._choice({m: m for m in ex.MODES}, mode, "plan", "mode")
 
-    def check():
+    def check(part):
+        ex._choice({m: m for m in ex.MODES}, mode, "plan", "mode")
         if not isinstance(index, torch.Tensor) or index.dtype not in (torch.int32, torch.int64):
             raise TypeError("plan: index must be an int32 or int64 tensor")
 
-    sig = ex.signature("plan", None, True, mode, None, (), part)
-    return prepare("plan", g, index, part, mode, sig, check)
+    sig = ex.signature("plan", None, True, mode, None, partition)
+    return prepare("plan", g, index, partition, mode, sig, check)
 
 
 def bucketize(index, partition, *, mode="error"):

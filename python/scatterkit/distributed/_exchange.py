@@ -79,8 +79,9 @@ def _describe(field, value):
     return None
 
 
-def check_signatures(op, recv):
-    """Every rank passed the same arguments, else the same ValueError on all."""
+def check_signatures(recv):
+    """Every rank passed the same arguments, else the same ValueError on all
+    (named without the operator: the ranks may have called different ones)."""
     sig = recv[:, 5:]
     for k, field in enumerate(SIGNATURE):
         col = sig[:, k].tolist()
@@ -89,7 +90,8 @@ def check_signatures(op, recv):
             continue
         a, b = _describe(field, col[0]), _describe(field, col[other])
         said = f" ({a} on rank 0, {b} on rank {other})" if a is not None else ""
-        raise ValueError(f"{op}: the ranks passed different arguments: the {field} differs "
+        raise ValueError(f"scatterkit.distributed: the ranks passed different arguments: the "
+                         f"{field} differs "
                          f"between rank 0 and rank {other}{said}; every rank of the group must "
                          f"make the same call")
 
@@ -113,11 +115,22 @@ def raise_failures(op, g, recv, message, error, total):
                          f"axis 0 of size {total} (position {pos} of rank {r}'s index)")
 
 
-def signature(op, reduce, include_self, mode, dtype, row_shape, partition):
-    """The arguments every rank must pass alike (prepare() adds the plan)."""
-    return [OPERATORS.index(op), _REDUCE[reduce] if reduce in _REDUCE else -1,
-            int(bool(include_self)), MODES.index(mode), digest(str(dtype)),
-            digest(tuple(row_shape)), digest(tuple(partition))]
+def _safe(fn, default=-2):
+    try:
+        return fn()
+    except Exception:  # an argument this rank refuses: its check reports it
+        return default
+
+
+def signature(op, reduce, include_self, mode, shard, partition):
+    """The arguments every rank must pass alike (prepare() adds the plan);
+    computed from any arguments, valid or not, so that it never raises."""
+    part = partition.tolist() if isinstance(partition, torch.Tensor) else partition
+    return [OPERATORS.index(op), _safe(lambda: _REDUCE[reduce]),
+            _safe(lambda: int(bool(include_self))), _safe(lambda: MODES.index(mode)),
+            digest(str(getattr(shard, "dtype", None))),
+            digest(_safe(lambda: tuple(shard.shape[1:]), None)),
+            digest(_safe(lambda: tuple(int(v) for v in part), None))]
 
 
 def mode_code(mode, op, gather):

@@ -9,7 +9,8 @@ import torch
 import scatterkit as sk
 
 from . import _exchange as ex
-from ._plan import as_partition, prepare
+from .._args import _REDUCE, _choice
+from ._plan import prepare
 
 
 def _check_shard(op, g, shard, part):
@@ -46,15 +47,14 @@ def _rows_to_owners(g, plan, rows):
 def index_select(shard, index, part, g, plan=None, mode="error", fill_value=0):
     """This rank's rows of index_select(full_table, global_index, 0)."""
     op = "index_select"
-    part = as_partition(part, g, op)
-    mcode = ex.mode_code(mode, op, gather=True)
 
-    def check():
+    def check(part):
+        ex.mode_code(mode, op, gather=True)
         _check_shard(op, g, shard, part)
         _check_index(op, index)
 
-    sig = ex.signature(op, None, True, ex.MODES[mcode], shard.dtype, shard.shape[1:], part)
-    plan = prepare(op, g, index, part, ex.MODES[mcode], sig, check, plan)
+    sig = ex.signature(op, None, True, mode, shard, part)
+    plan = prepare(op, g, index, part, mode, sig, check, plan)
     rows = sk.index_select(shard, plan.recv_ids, 0)
     out = _rows_back(g, plan, rows, plan.length, shard.shape[1:], fill_value)
     return out.reshape(tuple(index.shape) + tuple(shard.shape[1:])), plan
@@ -66,10 +66,10 @@ def index_scatter(shard, index, updates, part, g, plan=None, reduce=None, includ
     global_updates, 0, ...); also returns the rows it received (kept for
     the backward) and the plan."""
     op = "index_scatter"
-    part = as_partition(part, g, op)
-    mcode = ex.mode_code(mode, op, gather=False)
 
-    def check():
+    def check(part):
+        ex.mode_code(mode, op, gather=False)
+        _choice(_REDUCE, reduce, op, "reduce")
         _check_shard(op, g, shard, part)
         _check_index(op, index)
         row = tuple(shard.shape[1:])
@@ -82,9 +82,8 @@ def index_scatter(shard, index, updates, part, g, plan=None, reduce=None, includ
             raise ValueError(f"{op}: updates has shape {tuple(updates.shape)}; expected "
                              f"{want[-1]} (the index's length, then table_shard's row shape)")
 
-    sig = ex.signature(op, reduce, include_self, ex.MODES[mcode], shard.dtype, shard.shape[1:],
-                       part)
-    plan = prepare(op, g, index, part, ex.MODES[mcode], sig, check, plan)
+    sig = ex.signature(op, reduce, include_self, mode, shard, part)
+    plan = prepare(op, g, index, part, mode, sig, check, plan)
     flat = updates.reshape((plan.length,) + tuple(shard.shape[1:]))
     recv_rows = _rows_to_owners(g, plan, flat)
     result = sk.index_scatter(shard, plan.recv_ids, recv_rows, 0, reduce=reduce,

@@ -90,35 +90,40 @@ def first_bad(index, total, mode):
     return pos, int(v[pos]) if v.numel() else 0
 
 
-def _local_work(op, index, part, mode, check, want_buckets):
+def _local_work(op, g, index, partition, mode, check, want_buckets):
     """This rank's part before any communication: its argument check and its
-    bucketing. Returns (status, bad, error, buckets); never raises."""
+    bucketing. Returns (part, status, bad, error, buckets); never raises."""
+    part = (0,) * (g.size + 1)
     try:
-        check()
+        part = as_partition(partition, g, op)
+        check(part)
         if not want_buckets:
-            return ex.OK, (0, 0), None, None
+            return part, ex.OK, (0, 0), None, None
         idx = index.reshape(-1).cpu()
         try:
-            return ex.OK, (0, 0), None, bucketize(idx, part, mode, local_dtype(part))
+            return part, ex.OK, (0, 0), None, bucketize(idx, part, mode, local_dtype(part))
         except IndexError:
-            return ex.BAD_INDEX, first_bad(idx, part[-1], mode), None, None
-    except (ValueError, TypeError, IndexError, RuntimeError) as e:
-        return ex.BAD_ARGS, (0, 0), e, None
+            return part, ex.BAD_INDEX, first_bad(idx, part[-1], mode), None, None
+    except (ValueError, TypeError, IndexError, RuntimeError, AttributeError) as e:
+        return part, ex.BAD_ARGS, (0, 0), e, None
 
 
-def prepare(op, g, index, part, mode, sig, check, plan=None):
+def prepare(op, g, index, partition, mode, sig, check, plan=None):
     """Everything before the rows move, with one collective (the headers)
     that every rank reaches: the local checks and bucketing, then the same
     error on every rank if any rank failed or the ranks disagree, then (no
     plan given) the ids exchange. Returns the plan."""
-    status, bad, error, buckets = _local_work(op, index, part, mode, check, plan is None)
+    part, status, bad, error, buckets = _local_work(op, g, index, partition, mode, check,
+                                                    plan is None)
     length = int(index.numel()) if isinstance(index, torch.Tensor) else 0
     counts = buckets[0] if buckets is not None else None
     rows = ex.header(g, counts, length, status, bad, sig + [plan.id if plan else 0])
     recv = ex.exchange_headers(g, rows)
+    ex.check_signatures(recv)
     ex.raise_failures(op, g, recv, str(error) if error else "", error, part[-1])
-    ex.check_signatures(op, recv)
     if plan is not None:
+        if plan.length != length or plan.partition != part:
+            raise ValueError(f"{op}: the plan was made for another index or partition")
         return plan
     counts, perm, local = buckets
     send_counts = counts[:g.size].tolist()
