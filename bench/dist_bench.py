@@ -7,7 +7,8 @@ time split of scatterkit's call: bucketing (C), headers (counts and
 checks), ids, owner kernel, rows, un-permute.
 
     python bench/dist_bench.py                       # BENCH.md: 4 ranks, 1M ids each
-    python bench/dist_bench.py --ids 200000 --reps 3 # a smaller run
+    python bench/dist_bench.py --ids 200000 --rows-per-rank 200000 --reps 3
+    python bench/dist_bench.py --only d1              # D1 and its split only
 
 Prints, per timing, the median over reps of the slowest rank (ms)."""
 import argparse
@@ -76,8 +77,9 @@ def split_d1(skd, shard, ids, part, g):
     t.append(_now())
     back = ex.all_to_all(g, rows, rc, sc)
     t.append(_now())
-    out = torch.empty_like(back)
-    out[perm] = back
+    inv = torch.empty_like(perm)
+    sk.index_scatter(inv, perm, torch.arange(perm.shape[0]), 0, out=inv)
+    sk.index_select(back, inv, 0)
     t.append(_now())
     return [b - a for a, b in zip(t, t[1:])]
 
@@ -110,13 +112,16 @@ def rank_main(r, P, port, args, queue):
     ids = torch.randint(0, n, (args.ids,), generator=gen)
     updates = torch.randn(args.ids, args.width, generator=gen)
     g = Group(None)
-    res = {
-        "D1 scatterkit": _timed(lambda: skd.index_select(shard, ids, partition=part), args.reps),
-        "D1 by hand": _timed(lambda: hand_d1(shard, ids, part, P), args.reps),
-        "D2 scatterkit": _timed(lambda: skd.index_scatter(shard, ids, updates, partition=part,
-                                                          reduce="sum"), args.reps),
-        "D2 by hand": _timed(lambda: hand_d2(shard, ids, updates, part, P), args.reps),
-    }
+    res = {}
+    if "d1" in args.only:
+        res["D1 scatterkit"] = _timed(lambda: skd.index_select(shard, ids, partition=part),
+                                      args.reps)
+        res["D1 by hand"] = _timed(lambda: hand_d1(shard, ids, part, P), args.reps)
+    if "d2" in args.only:
+        res["D2 scatterkit"] = _timed(lambda: skd.index_scatter(shard, ids, updates,
+                                                                partition=part, reduce="sum"),
+                                      args.reps)
+        res["D2 by hand"] = _timed(lambda: hand_d2(shard, ids, updates, part, P), args.reps)
     splits = [split_d1(skd, shard, ids, part, g) for _ in range(args.reps)]
     for k, name in enumerate(STAGES):
         res["D1 split: " + name] = [s[k] for s in splits]
@@ -132,6 +137,7 @@ def main():
     ap.add_argument("--rows-per-rank", type=int, default=1_000_000)
     ap.add_argument("--width", type=int, default=32)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--only", default="d1,d2", help="d1, d2 or both (d1,d2)")
     args = ap.parse_args()
     os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
     import torch.multiprocessing as mp

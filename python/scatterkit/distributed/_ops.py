@@ -32,16 +32,22 @@ def _rows_back(g, plan, rows, length, row_shape, fill):
     """Rows computed by the owners for plan's requests, back in the
     requester's position order; positions set aside get `fill` (None: 0)."""
     back = ex.all_to_all(g, rows, plan.recv_counts, plan.send_counts)
-    out = torch.empty((length,) + tuple(row_shape), dtype=rows.dtype, device=rows.device)
     if plan.kept < length:
-        out[plan.set_aside] = 0 if fill is None else fill
-    out[plan.sent] = back
-    return out
+        pad = torch.full((1,) + tuple(row_shape), 0 if fill is None else fill, dtype=rows.dtype,
+                         device=back.device)
+        back = torch.cat([back, pad])
+    return _gather_rows(back, plan.inverse)
+
+
+def _gather_rows(rows, index):
+    if rows.device.type == "cpu":
+        return sk.index_select(rows, index, 0)
+    return rows[index]
 
 
 def _rows_to_owners(g, plan, rows):
     """Rows of this rank's positions (first dimension L) to their owners."""
-    return ex.all_to_all(g, rows[plan.sent], plan.send_counts, plan.recv_counts)
+    return ex.all_to_all(g, _gather_rows(rows, plan.sent), plan.send_counts, plan.recv_counts)
 
 
 def index_select(shard, index, part, g, plan=None, mode="error", fill_value=0):

@@ -7,6 +7,8 @@ import itertools
 
 import torch
 
+import scatterkit as sk
+
 from .. import _C
 from . import _exchange as ex
 
@@ -32,6 +34,7 @@ class Plan:
         self.recv_ids = recv_ids
         self.kept = sum(send_counts)
         self.id = next(_plan_ids)
+        self._inverse = None
 
     @property
     def sent(self):
@@ -42,6 +45,22 @@ class Plan:
     def set_aside(self):
         """Positions an out-of-range id set aside (mode "fill" or "drop")."""
         return self.perm[self.kept:]
+
+    @property
+    def inverse(self):
+        """For each position, its row among the rows returned in bucket
+        order (`kept` for a position set aside: one fill row after them), so
+        that un-permuting is a row gather, not a row scatter."""
+        if self._inverse is None:
+            n = self.perm.shape[0]
+            inv = torch.empty(n, dtype=torch.int64, device=self.perm.device)
+            pos = torch.arange(n, device=self.perm.device).clamp_(max=self.kept)
+            if self.perm.device.type == "cpu":
+                sk.index_scatter(inv, self.perm, pos, 0, out=inv)
+            else:
+                inv[self.perm] = pos
+            self._inverse = inv
+        return self._inverse
 
     def __repr__(self):
         return (f"Plan(rank={self.rank} of {self.nranks}, length={self.length}, "
