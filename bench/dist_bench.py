@@ -59,12 +59,10 @@ def hand_d2(shard, ids, updates, part, P):
     return shard.index_add(0, recv_ids, recv)
 
 
-def split_d1(skd, shard, ids, part, g):
-    """scatterkit's index_select stage by stage (the same calls it makes)."""
-    import scatterkit as sk
+def _split_common(shard, ids, part, g, t):
+    """Bucketing, headers and ids, as scatterkit.distributed runs them."""
     from scatterkit.distributed import _exchange as ex
     from scatterkit.distributed import _plan
-    t = [_now()]
     counts, perm, local = _plan.bucketize(ids, part, "error", _plan.local_dtype(part))
     t.append(_now())
     sig = ex.signature("index_select", None, True, "error", shard, part)
@@ -73,6 +71,15 @@ def split_d1(skd, shard, ids, part, g):
     sc, rc = counts[:g.size].tolist(), recv[:, ex.COUNT].tolist()
     recv_ids = ex.all_to_all(g, local[:sum(sc)], sc, rc)
     t.append(_now())
+    return perm, sc, rc, recv_ids
+
+
+def split_d1(shard, ids, updates, part, g):
+    """scatterkit's index_select stage by stage (the same calls it makes)."""
+    import scatterkit as sk
+    from scatterkit.distributed import _exchange as ex
+    t = [_now()]
+    perm, sc, rc, recv_ids = _split_common(shard, ids, part, g, t)
     rows = sk.index_select(shard, recv_ids, 0)
     t.append(_now())
     back = ex.all_to_all(g, rows, rc, sc)
@@ -84,7 +91,22 @@ def split_d1(skd, shard, ids, part, g):
     return [b - a for a, b in zip(t, t[1:])]
 
 
-STAGES = ("bucketing", "headers", "ids", "owner kernel", "rows", "un-permute")
+def split_d2(shard, ids, updates, part, g):
+    """scatterkit's index_scatter(sum) stage by stage."""
+    import scatterkit as sk
+    from scatterkit.distributed import _exchange as ex
+    t = [_now()]
+    perm, sc, rc, recv_ids = _split_common(shard, ids, part, g, t)
+    recv = ex.all_to_all(g, sk.index_select(updates, perm, 0), sc, rc)
+    t.append(_now())
+    sk.index_scatter(shard, recv_ids, recv, 0, reduce="sum")
+    t.append(_now())
+    return [b - a for a, b in zip(t, t[1:])]
+
+
+STAGES = {"d1": (split_d1, ("bucketing", "headers", "ids", "owner kernel", "rows",
+                            "un-permute")),
+          "d2": (split_d2, ("bucketing", "headers", "ids", "rows", "owner kernel"))}
 
 
 def _timed(fn, reps):
@@ -122,9 +144,11 @@ def rank_main(r, P, port, args, queue):
                                                                 partition=part, reduce="sum"),
                                       args.reps)
         res["D2 by hand"] = _timed(lambda: hand_d2(shard, ids, updates, part, P), args.reps)
-    splits = [split_d1(skd, shard, ids, part, g) for _ in range(args.reps)]
-    for k, name in enumerate(STAGES):
-        res["D1 split: " + name] = [s[k] for s in splits]
+    for kind in args.only.split(","):
+        fn, stages = STAGES[kind]
+        splits = [fn(shard, ids, updates, part, g) for _ in range(args.reps)]
+        for k, name in enumerate(stages):
+            res[f"{kind.upper()} split: {name}"] = [s[k] for s in splits]
     queue.put((r, res))
     dist.barrier()
     dist.destroy_process_group()
