@@ -83,12 +83,14 @@ def test_bitwise_equal_to_one_process(worlds, p, name):
 
 
 @pytest.mark.parametrize("p", WORLDS)
-def test_plan_reused(worlds, p):
+def test_plan_reused_and_numpy(worlds, p):
     a = CASES["select_f32"][1]
     idx = torch.from_numpy(a["index"])
     _same(_cat(worlds[p], "plan", "out"), sk.index_select(a["table"], idx, 0), f"plan P={p}")
     _same(_cat(worlds[p], "plan", "second"), sk.index_select(a["table"] * 2, idx, 0),
           f"plan, second call, P={p}")
+    _same(_cat(worlds[p], "plan", "numpy"), sk.index_select(a["table"], idx, 0),
+          f"NumPy in and out, P={p}")
 
 
 def test_cases_cover_the_contract():

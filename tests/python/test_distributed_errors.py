@@ -49,7 +49,10 @@ def _errors(skd, p, r):
     op = skd.index_scatter if r == 1 else skd.index_select
     out["operator_differs"] = _attempt(
         lambda: op(shard, idx, upd, **kw) if r == 1 else op(shard, idx, **kw))
-    out["works_after"] = _attempt(lambda: skd.index_select(shard, idx, **kw))
+    pl = skd.plan(idx, **kw)
+    short = idx[:1] if r == 0 else idx
+    out["plan_mismatch"] = _attempt(lambda: skd.index_select(shard, short, plan=pl, **kw))
+    out["works_after"] = _attempt(lambda: skd.index_select(shard, idx, plan=pl, **kw))
     quick = dist.new_group(backend="gloo", timeout=datetime.timedelta(seconds=2))
     if r != 0:  # rank 0 never makes the call
         out["missing_rank"] = _attempt(lambda: skd.index_select(shard, idx, group=quick, **kw))
@@ -83,6 +86,7 @@ def test_different_arguments_same_value_error(results):
     _same_everywhere(results, "partition_differs", "ValueError", "partition")
     _same_everywhere(results, "operator_differs", "ValueError", "operator", "index_scatter")
     _same_everywhere(results, "shard_size", "ValueError", "rank 2", "table_shard has 1")
+    _same_everywhere(results, "plan_mismatch", "ValueError", "plan was made", "rank 0")
 
 
 def test_group_usable_after_errors(results):

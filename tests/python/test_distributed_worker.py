@@ -125,7 +125,8 @@ def _plan_case(skd, p, r):
                              partition=part, plan=pl)
     second = skd.index_select(shard * 2, torch.from_numpy(a["index"][lo:hi]), partition=part,
                               plan=pl)
-    return {"out": first, "second": second}
+    as_np = skd.index_select(shard.numpy(), a["index"][lo:hi], partition=part)
+    return {"out": first, "second": second, "numpy": torch.from_numpy(as_np)}
 
 
 def run_rank(p, r, port, path, extra):

@@ -17,6 +17,7 @@ import numpy as np
 import torch
 import torch.distributed as dist
 
+from .._args import _choice
 from . import _exchange as ex
 from . import _ops
 from ._autograd import IndexScatter, IndexSelect, wants_grad
@@ -61,13 +62,13 @@ def index_scatter(table_shard, index, updates, *, partition, reduce=None, includ
     if out is None and (wants_grad(shard) or wants_grad(updates)):
         res = IndexScatter.apply(shard, updates, index, partition, group, plan, reduce,
                                  include_self, mode)
-    else:
-        o, _ = _torch(out) if out is not None else (None, False)
-        res, _, _ = _ops.index_scatter(shard, index, updates, partition, Group(group), plan,
-                                       reduce, include_self, mode, o)
-        if out is not None:
-            return out
-    return res.numpy() if was_np else res
+        return res
+    torch_out = out if isinstance(out, torch.Tensor) else None
+    res, _, _ = _ops.index_scatter(shard, index, updates, partition, Group(group), plan, reduce,
+                                   include_self, mode, torch_out)
+    if isinstance(out, np.ndarray):
+        out[...] = res.numpy()
+    return out if out is not None else res.numpy() if was_np else res
 
 
 def plan(index, *, partition, group=None, mode="error"):
@@ -78,7 +79,7 @@ def plan(index, *, partition, group=None, mode="error"):
     index, _ = _torch(index)
 
     def check(part):
-        ex._choice({m: m for m in ex.MODES}, mode, "plan", "mode")
+        _choice({m: m for m in ex.MODES}, mode, "plan", "mode")
         if not isinstance(index, torch.Tensor) or index.dtype not in (torch.int32, torch.int64):
             raise TypeError("plan: index must be an int32 or int64 tensor")
 

@@ -133,10 +133,9 @@ def signature(op, reduce, include_self, mode, shard, partition):
             digest(_safe(lambda: tuple(int(v) for v in part), None))]
 
 
-def mode_code(mode, op, gather):
-    table = {"error": 0, "clip": 1, ("fill" if gather else "drop"): 2}
-    _choice(table, mode, op, "mode")
-    return MODES.index(mode)
+def check_mode(mode, op, gather):
+    """index_select takes error, clip, fill; index_scatter error, clip, drop."""
+    _choice({m: m for m in ("error", "clip", "fill" if gather else "drop")}, mode, op, "mode")
 
 
 def all_to_all(g, send, send_counts, recv_counts):

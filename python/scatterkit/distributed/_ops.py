@@ -55,7 +55,7 @@ def index_select(shard, index, part, g, plan=None, mode="error", fill_value=0):
     op = "index_select"
 
     def check(part):
-        ex.mode_code(mode, op, gather=True)
+        ex.check_mode(mode, op, gather=True)
         _check_shard(op, g, shard, part)
         _check_index(op, index)
 
@@ -74,7 +74,7 @@ def index_scatter(shard, index, updates, part, g, plan=None, reduce=None, includ
     op = "index_scatter"
 
     def check(part):
-        ex.mode_code(mode, op, gather=False)
+        ex.check_mode(mode, op, gather=False)
         _choice(_REDUCE, reduce, op, "reduce")
         _check_shard(op, g, shard, part)
         _check_index(op, index)

@@ -109,14 +109,24 @@ def first_bad(index, total, mode):
     return pos, int(v[pos]) if v.numel() else 0
 
 
-def _local_work(op, g, index, partition, mode, check, want_buckets):
+def _check_plan(op, g, plan, index, part):
+    if not isinstance(plan, Plan):
+        raise TypeError(f"{op}: plan must be a scatterkit.distributed.Plan, got "
+                        f"{type(plan).__name__}")
+    if plan.length != index.numel() or plan.partition != part or plan.nranks != g.size:
+        raise ValueError(f"{op}: the plan was made for another index length, partition or "
+                         f"group ({plan!r})")
+
+
+def _local_work(op, g, index, partition, mode, check, plan):
     """This rank's part before any communication: its argument check and its
     bucketing. Returns (part, status, bad, error, buckets); never raises."""
     part = (0,) * (g.size + 1)
     try:
         part = as_partition(partition, g, op)
         check(part)
-        if not want_buckets:
+        if plan is not None:
+            _check_plan(op, g, plan, index, part)
             return part, ex.OK, (0, 0), None, None
         idx = index.reshape(-1).cpu()
         try:
@@ -132,17 +142,14 @@ def prepare(op, g, index, partition, mode, sig, check, plan=None):
     that every rank reaches: the local checks and bucketing, then the same
     error on every rank if any rank failed or the ranks disagree, then (no
     plan given) the ids exchange. Returns the plan."""
-    part, status, bad, error, buckets = _local_work(op, g, index, partition, mode, check,
-                                                    plan is None)
+    part, status, bad, error, buckets = _local_work(op, g, index, partition, mode, check, plan)
     length = int(index.numel()) if isinstance(index, torch.Tensor) else 0
     counts = buckets[0] if buckets is not None else None
-    rows = ex.header(g, counts, length, status, bad, sig + [plan.id if plan else 0])
+    rows = ex.header(g, counts, length, status, bad, sig + [getattr(plan, "id", -1) if plan else 0])
     recv = ex.exchange_headers(g, rows)
     ex.check_signatures(recv)
     ex.raise_failures(op, g, recv, str(error) if error else "", error, part[-1])
     if plan is not None:
-        if plan.length != length or plan.partition != part:
-            raise ValueError(f"{op}: the plan was made for another index or partition")
         return plan
     counts, perm, local = buckets
     send_counts = counts[:g.size].tolist()
