@@ -132,6 +132,7 @@ def _plan_case(skd, p, r):
 def run_rank(p, r, port, path, extra):
     """One rank: joins the world, runs every case (or `extra`), saves results."""
     torch.set_num_threads(1)
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"  # this child's own environment
     import torch.distributed as dist
 
     import scatterkit.distributed as skd
@@ -162,7 +163,6 @@ def launch(p, path, extra=None, timeout=90):
     """Starts P ranks (forkserver children: none inherits a thread pool),
     waits for them with a wall limit, ends only the ones it started."""
     import multiprocessing as mp
-    os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(["torch", "scatterkit", "numpy"])
     port = free_port()
