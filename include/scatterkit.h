@@ -330,6 +330,21 @@ SK_API sk_status sk_tensor_scatter(const sk_tensor *cache, const sk_tensor *upda
                                    sk_tensor_scatter_mode mode, sk_tensor *out,
                                    const sk_options *opts);
 
+/* bucketize (scatterkit.distributed): groups a 1-d index of global row ids
+ * by the rank that owns each row. partition (int64, P + 1 offsets starting
+ * at 0, nondecreasing) gives rank r the rows [partition[r],
+ * partition[r + 1]); ids wrap and resolve against partition[P] as
+ * index_select's do (mode error, clip, drop or fill; drop and fill set an
+ * out-of-range id aside). Writes counts (int64 [P + 1]: ids per rank, then
+ * the ids set aside), perm (int64 [L]: the positions of rank 0's ids, then
+ * rank 1's, ..., then those set aside, each group in increasing position:
+ * a stable counting sort) and local (int32 or int64 [L]: at k, the id of
+ * position perm[k] minus its owner's first row; -1 for one set aside).
+ * Every value is checked before anything is written. */
+SK_API sk_status sk_bucketize(const sk_tensor *index, const sk_tensor *partition,
+                              sk_index_mode mode, sk_tensor *counts, sk_tensor *perm,
+                              sk_tensor *local, const sk_options *opts);
+
 
 /* ------------------------------------------------------------------------ */
 /* Backward (floating dtypes: float16, bfloat16, float32, float64)          */

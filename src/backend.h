@@ -5,6 +5,7 @@
 #ifndef SK_BACKEND_H
 #define SK_BACKEND_H
 
+#include "plan/bucket.h"
 #include "plan/exec.h"
 #include "plan/mask.h"
 #include "plan/plan.h"
@@ -37,6 +38,9 @@ typedef struct sk_backend {
     sk_status (*mask)(sk_mask_desc *d, const sk_exec *e);
     /* tensor_scatter forward or backward; checks the write indices first. */
     sk_status (*tensor_scatter)(const sk_tensor_scatter_desc *d, const sk_exec *e);
+    /* sk_bucketize: checks the partition and the index values, then writes
+     * counts, perm and local (NULL: the device has none). */
+    sk_status (*bucketize)(const sk_bucket_desc *d, const sk_exec *e);
 } sk_backend;
 
 #endif /* SK_BACKEND_H */

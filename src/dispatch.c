@@ -91,3 +91,15 @@ sk_status sk_dispatch_tensor_scatter(const sk_tensor_scatter_desc *d, const sk_o
     sk_note_kernel("");
     return b->tensor_scatter(d, &e);
 }
+
+sk_status sk_dispatch_bucketize(const sk_bucket_desc *d, const sk_options *opts) {
+    const sk_backend *b = sk_backend_for(d->op, d->index->device_type);
+    if (!b) return SK_STATUS_UNSUPPORTED_DEVICE;
+    if (!b->bucketize)
+        return sk_fail(SK_STATUS_UNSUPPORTED_DEVICE,
+                       "%s: the %s backend has no bucketing; bucket a CPU copy of the index", d->op,
+                       b->name);
+    sk_exec e = sk_exec_of(opts);
+    sk_note_kernel("");
+    return b->bucketize(d, &e);
+}

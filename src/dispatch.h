@@ -25,5 +25,7 @@ sk_status sk_dispatch_mask_count(sk_mask_desc *d, const sk_tensor *mask, const s
                                  int64_t *ntrue);
 sk_status sk_dispatch_mask(sk_mask_desc *d, const sk_tensor *mask, const sk_options *opts);
 sk_status sk_dispatch_tensor_scatter(const sk_tensor_scatter_desc *d, const sk_options *opts);
+/* The device is that of the index. */
+sk_status sk_dispatch_bucketize(const sk_bucket_desc *d, const sk_options *opts);
 
 #endif /* SK_DISPATCH_H */

@@ -17,4 +17,5 @@ const sk_backend sk_cpu_backend = {
     .mask_count = sk_cpu_mask_count,
     .mask = sk_cpu_mask,
     .tensor_scatter = sk_cpu_tensor_scatter,
+    .bucketize = sk_cpu_bucketize,
 };

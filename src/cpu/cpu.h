@@ -167,6 +167,7 @@ sk_status sk_cpu_view(const sk_view_desc *d, const sk_exec *e);
 sk_status sk_cpu_mask_count(sk_mask_desc *d, const sk_exec *e, int64_t *ntrue);
 sk_status sk_cpu_mask(sk_mask_desc *d, const sk_exec *e);
 sk_status sk_cpu_tensor_scatter(const sk_tensor_scatter_desc *d, const sk_exec *e);
+sk_status sk_cpu_bucketize(const sk_bucket_desc *d, const sk_exec *e);
 /* The threads of a call: the exec's count when set, else the options' rule. */
 SK_INLINE int sk_exec_threads(const sk_exec *e) {
     return e->nthreads > 0 ? e->nthreads : sk_threads_for(e->opts);

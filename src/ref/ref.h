@@ -66,6 +66,9 @@ sk_status skref_tensor_scatter(const sk_tensor *cache, const sk_tensor *update,
                                const sk_tensor *write_indices, int32_t axis,
                                sk_tensor_scatter_mode mode, sk_tensor *out,
                                const sk_options *opts);
+sk_status skref_bucketize(const sk_tensor *index, const sk_tensor *partition, sk_index_mode mode,
+                          sk_tensor *counts, sk_tensor *perm, sk_tensor *local,
+                          const sk_options *opts);
 
 /* Backward (docs/CONTRACT.md, Backward; the rules in scatterkit.h). Sums and products
  * of several terms follow the canonical order (docs/CONTRACT.md); float16 and

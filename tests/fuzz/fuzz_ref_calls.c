@@ -35,6 +35,7 @@
 #define sk_masked_scatter_backward skref_masked_scatter_backward
 #define sk_tensor_scatter_backward skref_tensor_scatter_backward
 #define sk_masked_select_count skref_masked_select_count
+#define sk_bucketize skref_bucketize
 
 #define SK_OP(name, kind, spec, call)                                                              \
     sk_status fz_ref_##name(fz_args *A, const sk_options *o);                                      \

@@ -4,8 +4,9 @@ __all__ (an _axes entry through its base name, which takes a tuple axis),
 and every operator in __all__ has an entry."""
 import scatterkit as sk
 
-# Entries with no public Python name: sk_copy backs the backward's 0-d sums.
-INTERNAL = {"copy"}
+# Entries with no public Python name: sk_copy backs the backward's 0-d sums;
+# sk_bucketize is scatterkit.distributed.bucketize.
+INTERNAL = {"copy", "bucketize"}
 NOT_OPERATORS = {"set_num_threads", "get_num_threads", "empty_cache",
                  "set_buffer_cache_limit", "buffer_cache_info", "last_kernel"}
 
