@@ -88,6 +88,9 @@ enum { SK_SEG_BUCKET_BYTES = 256 << 10, SK_SEG_BUCKETS_PER_THREAD = 4 };
  * traffic grows with the groups: staging (one more write and read of the
  * rows) wins beyond a few (docs/PERF-LOG.md). */
 enum { SK_SEG_DIRECT_MIN_ROW_BYTES = 64, SK_SEG_DIRECT_MAX_GROUPS = 4, SK_SEG_DIRECT_BUCKETS = 64 };
+/* Segments: windows of at least this many rows, and key windows of more
+ * than this many keys (fewer: owner_chunks). */
+enum { SK_SEG_LEAST_WINDOW = 1024 };
 /* Owner-computes in the canonical order takes spans of at least this many
  * targets. */
 enum { SK_SEG_MIN_WINDOW = 1 << 16 };

@@ -49,6 +49,11 @@ static const path_case corpus[] = {
     {"index_add along the last axis, hot", INDEX_SCATTER, {4, 300}, {3000, 0}, {4, 3000}, 1, 0, 0, true},
     {"deep elements along axis 0", SCATTER, {16, 64}, {2048, 64}, {2048, 64}, 0, 0, 0, false},
     {"elements along the last axis, hot", SCATTER, {8, 64}, {8, 2048}, {8, 2048}, 1, 0, 0, true},
+    /* a 1-d index's budget (16 bytes per row) holds no per-key state for a
+     * table of more rows: key windows */
+    {"rows into a larger table", INDEX_SCATTER, {20000, 8}, {3000, 0}, {3000, 8}, 0, 0, 0, false},
+    {"rows into a larger table, hot", INDEX_SCATTER, {20000, 8}, {3000, 0}, {3000, 8}, 0, 0, 0, true},
+    {"rows into as many rows", INDEX_SCATTER, {6000, 16}, {6000, 0}, {6000, 16}, 0, 0, 0, false},
 };
 
 static const sk_reduce reduces[] = {SK_REDUCE_NONE, SK_REDUCE_SUM, SK_REDUCE_MEAN,

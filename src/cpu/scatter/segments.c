@@ -43,13 +43,13 @@ static size_t sk_seg_parts_bytes(const sk_seg_job *job) {
     return (size_t)(job->nrows / (SK_CANONICAL_CHUNK + 1) + 1) * (size_t)job->len * job->acc_size;
 }
 
-/* Bytes that do not depend on the window: per key its count and partial
+/* Bytes that do not depend on the row window: per key (of a key window) its count and partial
  * slot, the partial rows (a key gets one once it passes a chunk), and the
  * float32 rows of 16-bit types. */
 static size_t sk_seg_fixed_bytes(const sk_seg_job *job) {
-    size_t keys = 2 * sk_scratch_round((size_t)job->nkeys * sizeof(int32_t)) + 64;
+    size_t keys = 2 * sk_scratch_round((size_t)job->kwin * sizeof(int32_t)) + 64;
     size_t parts = sk_seg_parts_bytes(job);
-    size_t acc = job->use_acc ? (size_t)(job->nkeys * job->len) * job->acc_size : 0;
+    size_t acc = job->use_acc ? (size_t)(job->kwin * job->len) * job->acc_size : 0;
     return keys + sk_scratch_round(parts) + sk_scratch_round(acc);
 }
 
@@ -72,12 +72,18 @@ static int sk_seg_bucket_shift(const sk_seg_job *job, const sk_exec *ex) {
     int64_t nb = SK_SEG_BUCKETS_PER_THREAD * (int64_t)sk_seg_threads(job, ex), shift = 0;
     if (job->direct && nb < SK_SEG_DIRECT_BUCKETS * job->ngroups)
         nb = SK_SEG_DIRECT_BUCKETS * job->ngroups;
-    int64_t by_bytes = (int64_t)((double)job->nkeys * (double)job->len * (double)job->acc_size /
+    int64_t by_bytes = (int64_t)((double)job->kwin * (double)job->len * (double)job->acc_size /
                                  SK_SEG_BUCKET_BYTES) + 1;
     if (nb < by_bytes) nb = by_bytes;
-    if (nb > job->nkeys) nb = job->nkeys;
-    while (((job->nkeys - 1) >> shift) >= nb) shift++;
+    if (nb > job->kwin) nb = job->kwin;
+    while (((job->kwin - 1) >> shift) >= nb) shift++;
     return (int)shift;
+}
+
+/* The keys kwin at a time. */
+static void sk_seg_key_windows(sk_seg_job *job, int64_t kwin) {
+    job->kwin = kwin;
+    sk_seg_window(job, 0, kwin, sk_seg_bucket_shift(job, job->ex));
 }
 
 bool sk_seg_layout(sk_seg_job *job, const sk_plan *p, const sk_exec *ex, bool direct) {
@@ -96,15 +102,21 @@ bool sk_seg_layout(sk_seg_job *job, const sk_plan *p, const sk_exec *ex, bool di
     job->acc_size = SK_IS_HALF(p->dtype) ? sizeof(float) : p->elem_size;
     job->stage_row = (size_t)job->len * p->elem_size;
     if (direct && !sk_seg_direct_suits(job, ex)) return false;
-    sk_seg_window(job, 0, job->nkeys, sk_seg_bucket_shift(job, ex));
-    int64_t least = job->nrows < SK_SEG_MIN_WINDOW ? job->nrows : SK_SEG_MIN_WINDOW;
+    sk_seg_key_windows(job, job->nkeys);
+    int64_t least = job->nrows < SK_SEG_LEAST_WINDOW ? job->nrows : SK_SEG_LEAST_WINDOW;
     /* working rows on huge pages: the random updates of out's rows missed
      * the TLB; kept unless they would cut the staged rows into windows
      * (16-bit types need them; direct windows cost no extra pass over src) */
     job->use_acc = true;
     if (!SK_IS_HALF(p->dtype) && !sk_seg_windows_fit(job, direct ? least : job->nrows))
         job->use_acc = false;
-    return sk_seg_windows_fit(job, least);
+    /* a table much larger than the index (an embedding's gradient): the
+     * keys a window at a time, each reading the index again */
+    while (!sk_seg_windows_fit(job, least)) {
+        if (job->kwin <= SK_SEG_LEAST_WINDOW) return false;
+        sk_seg_key_windows(job, (job->kwin + 1) / 2);
+    }
+    return true;
 }
 
 /* Sets win_rows, the most rows per window within the budget; false when
@@ -157,11 +169,11 @@ static void sk_seg_finish_task(void *arg, int tid, int64_t chunk, int64_t k0, in
 
 /* Carves the scratch: the per-key arrays and rows, then one window's. */
 static void sk_seg_carve(sk_seg_job *job, char *at, _Atomic int32_t *next_part) {
-    job->seen = sk_scratch_carve(&at, (size_t)job->nkeys * sizeof(int32_t));
-    job->part_slot = sk_scratch_carve(&at, (size_t)job->nkeys * sizeof(int32_t));
+    job->seen = sk_scratch_carve(&at, (size_t)job->kwin * sizeof(int32_t));
+    job->part_slot = sk_scratch_carve(&at, (size_t)job->kwin * sizeof(int32_t));
     at += 64;
     if (sk_seg_parts_bytes(job)) job->parts = sk_scratch_carve(&at, sk_seg_parts_bytes(job));
-    if (job->use_acc) job->acc = sk_scratch_carve(&at, (size_t)(job->nkeys * job->len) * job->acc_size);
+    if (job->use_acc) job->acc = sk_scratch_carve(&at, (size_t)(job->kwin * job->len) * job->acc_size);
     job->key = sk_scratch_carve(&at, (size_t)job->win_rows * sizeof(int32_t));
     job->staged_key = sk_scratch_carve(&at, (size_t)job->win_rows * sizeof(int32_t));
     job->staged = sk_scratch_carve(&at, (size_t)job->win_rows * job->stage_row);
@@ -172,6 +184,8 @@ static void sk_seg_carve(sk_seg_job *job, char *at, _Atomic int32_t *next_part) 
     job->next_part = next_part;
 }
 
+static void sk_seg_fold_keys(sk_seg_job *job, int nt);
+
 sk_status sk_seg_run_as(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
                         void *scratch, bool direct) {
     sk_seg_job job;
@@ -179,11 +193,27 @@ sk_status sk_seg_run_as(const sk_plan *p, const sk_exec *ex, const sk_tensor *co
     job.copy_src = sk_seg_copy_source(&job, copy_from);
     _Atomic int32_t next_part = 0;
     sk_seg_carve(&job, scratch, &next_part);
-    memset(job.seen, 0, (size_t)job.nkeys * sizeof(int32_t));
     int nt = sk_seg_threads(&job, ex);
+    for (int64_t k0 = 0; k0 < job.nkeys; k0 += job.kwin) {
+        sk_seg_window(&job, k0, job.nkeys - k0 < job.kwin ? job.nkeys - k0 : job.kwin, job.shift);
+        atomic_store(&next_part, 0);
+        sk_seg_fold_keys(&job, nt);
+    }
+    return SK_STATUS_OK;
+}
+
+/* The key window [k0, k0 + nwin): every row window sorted and folded, then
+ * the keys finished. */
+static void sk_seg_fold_keys(sk_seg_job *job_, int nt) {
+    sk_seg_job job = *job_;
+    const sk_plan *p = job.p;
+    const bool direct = job.direct;
+    const int64_t groups = job.ngroups;
+    memset(job.seen, 0, (size_t)job.nwin * sizeof(int32_t));
     for (job.w0 = 0; job.w0 < job.nrows; job.w0 += job.win_rows) {
         job.wrows = job.nrows - job.w0 < job.win_rows ? job.nrows - job.w0 : job.win_rows;
         if (direct) {
+            job.ngroups = groups; /* the groups a window asks for (fewer buckets: fewer) */
             sk_seg_stage_positions(&job, nt);
             sk_parallel_chunks(nt, job.ngroups, job.ngroups, sk_seg_bucket_task, &job);
         } else {
@@ -192,9 +222,8 @@ sk_status sk_seg_run_as(const sk_plan *p, const sk_exec *ex, const sk_tensor *co
         }
     }
     if (sk_scatter_folds_chunks(p) || p->reduce == SK_REDUCE_MEAN || job.acc)
-        sk_parallel_chunks(nt, job.nkeys, sk_chunks_for(nt, job.nkeys, job.len), sk_seg_finish_task,
+        sk_parallel_chunks(nt, job.nwin, sk_chunks_for(nt, job.nwin, job.len), sk_seg_finish_task,
                            &job);
-    return SK_STATUS_OK;
 }
 
 static bool sk_seg_applies(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,

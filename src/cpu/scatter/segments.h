@@ -37,8 +37,10 @@ struct sk_seg_job {
     bool rows_tight;             /* one row dimension, one component: no cursor */
     bool out_row_major;          /* key k's row of out starts at k * len */
     size_t acc_size;             /* bytes of a value where keys accumulate */
-    /* the keys [k0, k0 + nwin) this sort takes (the scatter path: all) */
-    int64_t k0, nwin;
+    /* the keys [k0, k0 + nwin) this sort takes: the scatter path takes
+     * them kwin at a time where per-key state for all would not fit the
+     * budget (each key window reads the index again) */
+    int64_t k0, nwin, kwin;
     int shift;                   /* bucket of a key: key >> shift */
     int64_t nbuckets, nchunks;   /* buckets; row chunks of the key and bucket passes */
     int32_t *key;                /* key of each row (of the window), or -1 (dropped) */
