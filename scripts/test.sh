@@ -9,7 +9,7 @@
 #   2. the C tests (ctest), built by Clang, under AddressSanitizer +
 #      UndefinedBehaviorSanitizer (fatal): every C test, with memory and UB
 #      checks (GCC builds the extension of step 1, which step 5 exercises);
-#      then the fuzz target (tests/fuzz) for 60 s from its seed corpus
+#      then the fuzz target (tests/fuzz) for 30 s from its seed corpus
 #   3. install test: cmake --install to a prefix chosen at install time, then
 #      the C example built with find_package and with pkg-config
 #   4. the CUDA variant compiled and linked where nvcc is (docs/GPU.md)
@@ -70,8 +70,8 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 show ctest --test-dir build/asan --output-on-failure -j "$JOBS"
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
-step "fuzz target (tests/fuzz: libFuzzer + ASan + UBSan), 60 s from the seed corpus"
-FUZZ_BUILD=build/asan FUZZ_NO_BUILD=1 show bash scripts/fuzz.sh 60
+step "fuzz target (tests/fuzz: libFuzzer + ASan + UBSan), 30 s from the seed corpus"
+FUZZ_BUILD=build/asan FUZZ_NO_BUILD=1 show bash scripts/fuzz.sh 30
 
 step "install test (cmake --install --prefix, find_package and pkg-config)"
 SK_JOBS=$JOBS show bash tests/install/test_install.sh "${generator[@]}"
