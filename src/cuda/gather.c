@@ -33,8 +33,7 @@ static sk_status sk_cuda_report_bad(const sk_cuda_call *call, const sk_index_che
                    (long long)v, (int)c->axes[comp], (long long)c->sizes[comp]);
 }
 
-/* The index values of c checked before anything is written. */
-static sk_status sk_cuda_validate(const sk_cuda_call *call, const sk_index_check *c) {
+sk_status sk_cuda_validate(const sk_cuda_call *call, const sk_index_check *c) {
     if (sk_tensor_numel(c->index) == 0) return SK_STATUS_OK;
     if (c->mode == SK_INDEX_MODE_CLIP) {
         int64_t ncomp = c->comp_dim < 0 ? 1 : c->index->shape[c->comp_dim];
@@ -78,8 +77,8 @@ static sk_status sk_cuda_checked_walk(const sk_cuda_call *c, const sk_plan *p,
 
 sk_status sk_cuda_gather(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,
                          sk_tensor *grad_x, const sk_gather_args *args, const sk_options *opts) {
-    (void)grad_x, (void)args;
-    if (lin) return sk_cuda_unsupported(p->op, "the backward");
+    (void)args;
+    if (lin) return sk_cuda_gather_backward(p, lin, chk, grad_x, opts);
     sk_cuda_call c;
     sk_status st = sk_cuda_enter(&c, p->op, chk->index->device_id, NULL, opts);
     p->mode = chk->mode;
