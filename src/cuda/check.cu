@@ -3,7 +3,9 @@
 // same on every run and equals the CPU's. Values are only compared, never
 // used as addresses; nothing asserts or traps, so a bad index leaves the
 // CUDA context usable.
+#ifndef SK_CUDA_EMULATE
 #include <cuda_runtime.h>
+#endif
 #include <stdint.h>
 
 #include "cuda/body.h"
@@ -43,10 +45,10 @@ __global__ void ts_write(const __grid_constant__ sk_cuda_ts t) {
 
 void launch_ts_write(const sk_cuda_ts &t, int blocks, cudaStream_t s) {
     switch (t.elem_size) {
-    case 1: ts_write<uint8_t><<<blocks, 256, 0, s>>>(t); break;
-    case 2: ts_write<uint16_t><<<blocks, 256, 0, s>>>(t); break;
-    case 4: ts_write<uint32_t><<<blocks, 256, 0, s>>>(t); break;
-    default: ts_write<uint64_t><<<blocks, 256, 0, s>>>(t); break;
+    case 1: SK_LAUNCH(blocks, 256, s, (ts_write<uint8_t>), t); break;
+    case 2: SK_LAUNCH(blocks, 256, s, (ts_write<uint16_t>), t); break;
+    case 4: SK_LAUNCH(blocks, 256, s, (ts_write<uint32_t>), t); break;
+    default: SK_LAUNCH(blocks, 256, s, (ts_write<uint64_t>), t); break;
     }
 }
 
@@ -60,7 +62,7 @@ int blocks_for(int64_t n) {
 extern "C" int sk_cuda_launch_check(const sk_cuda_check *c, uint64_t *word, void *stream) {
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     unsigned long long *w = reinterpret_cast<unsigned long long *>(word);
-    check_index<<<c->blocks, c->threads, 0, s>>>(*c, w);
+    SK_LAUNCH(c->blocks, c->threads, s, (check_index), *c, w);
     return (int)cudaGetLastError();
 }
 
@@ -68,8 +70,9 @@ extern "C" int sk_cuda_launch_ts_check(const sk_cuda_ts *t, uint64_t *word, void
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     unsigned long long *w = reinterpret_cast<unsigned long long *>(word);
     int64_t len = t->shape[t->axis];
-    if (t->wi_is64) check_write_indices<int64_t><<<blocks_for(t->batch), 256, 0, s>>>(*t, len, w);
-    else check_write_indices<int32_t><<<blocks_for(t->batch), 256, 0, s>>>(*t, len, w);
+    int b = blocks_for(t->batch);
+    if (t->wi_is64) SK_LAUNCH(b, 256, s, (check_write_indices<int64_t>), *t, len, w);
+    else SK_LAUNCH(b, 256, s, (check_write_indices<int32_t>), *t, len, w);
     return (int)cudaGetLastError();
 }
 

@@ -8,7 +8,9 @@
 // sums and products wrap (associative), amax/amin keep the first of equal
 // values and the first NaN within a chunk and across the chunks alike, so
 // the chunked fold equals the CPU's serial one; assign takes the last row.
+#ifndef SK_CUDA_EMULATE
 #include <cuda_runtime.h>
+#endif
 #include <stdint.h>
 
 #include "cuda/segments.cuh"
@@ -130,11 +132,12 @@ int reduce_typed(const sk_cuda_seg &s, const void *keys, const void *rows, cudaS
     A *parts = nullptr;
     int64_t slots = (s.rows + CHUNK - 1) / CHUNK;
     if (s.reduce != SK_CUDA_ASSIGN && s.rows > CHUNK) {
-        cudaError_t e = cudaMallocAsync((void **)&parts, (size_t)(slots * s.row_len) * sizeof(A), st);
+        size_t bytes = (size_t)(slots * s.row_len) * sizeof(A);
+        cudaError_t e = cudaMallocAsync((void **)&parts, bytes, st);
         if (e != cudaSuccess) return (int)e;
-        seg_partials<K, DT><<<blocks_for(slots, s.group), 256, 0, st>>>(s, k, r, parts);
+        SK_LAUNCH(blocks_for(slots, s.group), 256, st, (seg_partials<K, DT>), s, k, r, parts);
     }
-    seg_finish<K, DT><<<blocks_for(s.rows, s.group), 256, 0, st>>>(s, k, r, parts);
+    SK_LAUNCH(blocks_for(s.rows, s.group), 256, st, (seg_finish<K, DT>), s, k, r, parts);
     int err = (int)cudaGetLastError();
     if (parts) cudaFreeAsync(parts, st);
     return err;

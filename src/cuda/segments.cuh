@@ -8,7 +8,9 @@
 #ifndef SK_CUDA_SEGMENTS_CUH
 #define SK_CUDA_SEGMENTS_CUH
 
+#ifndef SK_CUDA_EMULATE
 #include <cuda_runtime.h>
+#endif
 #include <stdint.h>
 
 #include <type_traits>
@@ -127,7 +129,8 @@ __device__ inline typename Ty<DT>::A load(const char *p) {
     if constexpr (DT == SK_CUDA_F64) return *reinterpret_cast<const double *>(p);
     else if constexpr (DT == SK_CUDA_F32) return *reinterpret_cast<const float *>(p);
     else if constexpr (DT == SK_CUDA_F16) return f16_to_f32(*reinterpret_cast<const uint16_t *>(p));
-    else if constexpr (DT == SK_CUDA_BF16) return bf16_to_f32(*reinterpret_cast<const uint16_t *>(p));
+    else if constexpr (DT == SK_CUDA_BF16)
+        return bf16_to_f32(*reinterpret_cast<const uint16_t *>(p));
     else if constexpr (DT == SK_CUDA_BOOL) return *reinterpret_cast<const uint8_t *>(p) != 0;
     else if constexpr (DT == SK_CUDA_U8) return *reinterpret_cast<const uint8_t *>(p);
     else if constexpr (DT == SK_CUDA_I8) return *reinterpret_cast<const int8_t *>(p);

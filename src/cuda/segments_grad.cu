@@ -6,7 +6,9 @@
 // that every gradient element has the CPU's bits. grad_x first takes
 // grad_out's value everywhere (what an untouched target keeps); each target
 // with contributors then writes its own.
+#ifndef SK_CUDA_EMULATE
 #include <cuda_runtime.h>
+#endif
 #include <stdint.h>
 
 #include "cuda/segments.cuh"
@@ -152,10 +154,10 @@ __global__ void grad_pass(const __grid_constant__ sk_cuda_seg_grad g, int red, b
     bool amx_self = self && (red == SK_CUDA_AMAX || red == SK_CUDA_AMIN);
     for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < g.numel; t += step) {
         double gv = ld<DT>(g.grad_out.data, at(g, g.grad_out, t));
-        if (amx_self && !same(ld<DT>(g.x.data, at(g, g.x, t)), ld<DT>(g.result.data, at(g, g.result, t))))
-            gv = 0.0;
-        else if (amx_self)
-            gv = rnd<DT>(gv / 1.0);
+        if (amx_self) {
+            double xv = ld<DT>(g.x.data, at(g, g.x, t));
+            gv = same(xv, ld<DT>(g.result.data, at(g, g.result, t))) ? rnd<DT>(gv / 1.0) : 0.0;
+        }
         store_f<DT>(gx + at(g, g.grad_x, t) * Ty<DT>::size, gv);
     }
 }
@@ -168,13 +170,15 @@ int blocks_for(int64_t items, int group) {
 template <int DT>
 int grad_typed(const sk_cuda_seg &s, const sk_cuda_seg_grad &g, const void *keys,
                const void *rows, cudaStream_t st) {
-    if (g.grad_x.data && g.numel > 0) grad_pass<DT><<<blocks_for(g.numel, 1), 256, 0, st>>>(g, s.reduce, s.include_self);
+    if (g.grad_x.data && g.numel > 0)
+        SK_LAUNCH(blocks_for(g.numel, 1), 256, st, (grad_pass<DT>), g, s.reduce, s.include_self);
+    int b = blocks_for(s.rows, s.group);
     if (s.rows > 0 && s.wide)
-        seg_grad<uint64_t, DT><<<blocks_for(s.rows, s.group), 256, 0, st>>>(
-            s, g, static_cast<const uint64_t *>(keys), static_cast<const uint64_t *>(rows));
+        SK_LAUNCH(b, 256, st, (seg_grad<uint64_t, DT>), s, g, static_cast<const uint64_t *>(keys),
+                  static_cast<const uint64_t *>(rows));
     else if (s.rows > 0)
-        seg_grad<uint32_t, DT><<<blocks_for(s.rows, s.group), 256, 0, st>>>(
-            s, g, static_cast<const uint32_t *>(keys), static_cast<const uint32_t *>(rows));
+        SK_LAUNCH(b, 256, st, (seg_grad<uint32_t, DT>), s, g, static_cast<const uint32_t *>(keys),
+                  static_cast<const uint32_t *>(rows));
     return (int)cudaGetLastError();
 }
 

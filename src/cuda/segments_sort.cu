@@ -3,8 +3,10 @@
 // number, then CUB's stable radix sort over the key's bits, so that each
 // target's rows come together in position order. And the zero fill of a
 // strided tensor (the gather backward's start, grad_src's unread elements).
+#ifndef SK_CUDA_EMULATE
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
+#endif
 #include <stdint.h>
 
 #include "cuda/segments.cuh"
@@ -43,7 +45,7 @@ int sort_rows(const sk_cuda_seg &s, void **keys_out, void **rows_out, cudaStream
     if (e == cudaSuccess) e = cudaMallocAsync((void **)&r_out, bytes, st);
     if (e == cudaSuccess) e = cudaMallocAsync(&temp, temp_bytes ? temp_bytes : 1, st);
     if (e == cudaSuccess) {
-        seg_keys<K><<<blocks_for(s.rows), 256, 0, st>>>(s, k_in, r_in);
+        SK_LAUNCH(blocks_for(s.rows), 256, st, (seg_keys<K>), s, k_in, r_in);
         e = cudaGetLastError();
     }
     if (e == cudaSuccess)
@@ -74,7 +76,8 @@ __global__ void zero_fill(const __grid_constant__ sk_cuda_dense d) {
 extern "C" int sk_cuda_seg_sort(const sk_cuda_seg *s, void **keys, void **rows, void *stream) {
     cudaStream_t st = static_cast<cudaStream_t>(stream);
     *keys = *rows = nullptr;
-    return s->wide ? sort_rows<uint64_t>(*s, keys, rows, st) : sort_rows<uint32_t>(*s, keys, rows, st);
+    return s->wide ? sort_rows<uint64_t>(*s, keys, rows, st)
+                   : sort_rows<uint32_t>(*s, keys, rows, st);
 }
 
 extern "C" int sk_cuda_launch_zero(const sk_cuda_dense *d, void *stream) {
@@ -82,10 +85,10 @@ extern "C" int sk_cuda_launch_zero(const sk_cuda_dense *d, void *stream) {
     if (d->numel == 0) return 0;
     int b = blocks_for(d->numel);
     switch (d->elem_size) {
-    case 1: zero_fill<uint8_t><<<b, 256, 0, st>>>(*d); break;
-    case 2: zero_fill<uint16_t><<<b, 256, 0, st>>>(*d); break;
-    case 4: zero_fill<uint32_t><<<b, 256, 0, st>>>(*d); break;
-    default: zero_fill<uint64_t><<<b, 256, 0, st>>>(*d); break;
+    case 1: SK_LAUNCH(b, 256, st, (zero_fill<uint8_t>), *d); break;
+    case 2: SK_LAUNCH(b, 256, st, (zero_fill<uint16_t>), *d); break;
+    case 4: SK_LAUNCH(b, 256, st, (zero_fill<uint32_t>), *d); break;
+    default: SK_LAUNCH(b, 256, st, (zero_fill<uint64_t>), *d); break;
     }
     return (int)cudaGetLastError();
 }
