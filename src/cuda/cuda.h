@@ -48,7 +48,7 @@ sk_status sk_cuda_unsupported(const char *op, const char *what);
  * be NULL): set by a bad value in ERROR mode instead of a prior check. */
 sk_status sk_cuda_run_walk(const sk_cuda_call *c, const sk_plan *p, unsigned int *invalid);
 
-/* The index values of c checked before anything is written (gather.c):
+/* The index values of c checked before anything is written (validate.c):
  * mode="error" waits for the call's stream to learn the first bad one. */
 sk_status sk_cuda_validate(const sk_cuda_call *call, const sk_index_check *c);
 
