@@ -46,12 +46,14 @@ def _w13(x0, idx, src):
     grad = torch.ones_like(x0)
 
     def ours():
-        out = skt.scatter(x0, idx[:, None].expand(src.shape), s1, 0, reduce="amax", include_self=False)
+        e = idx[:, None].expand(src.shape)
+        out = skt.scatter(x0, e, s1, 0, reduce="amax", include_self=False)
         out.backward(grad)
         return s1.grad
 
     def theirs():
-        out = x0.scatter_reduce(0, idx[:, None].expand(src.shape), s2, "amax", include_self=False)
+        e = idx[:, None].expand(src.shape)
+        out = x0.scatter_reduce(0, e, s2, "amax", include_self=False)
         out.backward(grad)
         return s2.grad
 

@@ -157,7 +157,8 @@ SK_CUDA_HD int sk_cuda_mask_move(const sk_cuda_mask_walk *m, int64_t pos, bool i
     int64_t o[3];
     sk_cuda_mask_offsets(m, pos, o);
     if (m->select) {
-        *dst = k * m->out_stride1;
+        *dst = m->into_source ? sk_cuda_offset(m->src_ndim, m->src_shape, m->src_stride, k)
+                              : k * m->out_stride1;
         *src = o[1];
         return is_true ? 1 : 0;
     }

@@ -31,7 +31,8 @@ __global__ void check_write_indices(const sk_cuda_ts t, int64_t len, unsigned lo
     }
 }
 
-// tensor_scatter's write: a thread per update element (sk_cuda_ts_target).
+// tensor_scatter's write: a thread per update element (sk_cuda_ts_target);
+// the backward's read and zero of the same targets (t.dir).
 template <typename T>
 __global__ void ts_write(const __grid_constant__ sk_cuda_ts t) {
     const T *u = reinterpret_cast<const T *>(t.update);
@@ -39,7 +40,9 @@ __global__ void ts_write(const __grid_constant__ sk_cuda_ts t) {
     int64_t step = (int64_t)gridDim.x * blockDim.x;
     for (int64_t pos = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; pos < t.numel; pos += step) {
         int64_t uoff, ooff;
-        if (sk_cuda_ts_target(&t, pos, &uoff, &ooff)) out[ooff] = u[uoff];
+        if (!sk_cuda_ts_target(&t, pos, &uoff, &ooff)) continue;
+        if (t.dir == SK_CUDA_TS_READ) const_cast<T *>(u)[uoff] = out[ooff];
+        else out[ooff] = t.dir == SK_CUDA_TS_ZERO ? T(0) : u[uoff];
     }
 }
 

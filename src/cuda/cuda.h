@@ -52,6 +52,12 @@ sk_status sk_cuda_run_walk(const sk_cuda_call *c, const sk_plan *p, unsigned int
  * mode="error" waits for the call's stream to learn the first bad one. */
 sk_status sk_cuda_validate(const sk_cuda_call *call, const sk_index_check *c);
 
+/* Every element of t = 0 (scatter.c). */
+sk_status sk_cuda_zero(const sk_cuda_call *c, const sk_tensor *t);
+/* dst = big summed onto dst's shape (big broadcasts from dst), in the
+ * canonical order; a copy when the shapes agree (scatter.c). */
+sk_status sk_cuda_sum_to(const sk_cuda_call *c, const sk_tensor *big, sk_tensor *dst);
+
 /* ---- entries ---- */
 sk_status sk_cuda_gather(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,
                          sk_tensor *grad_x, const sk_gather_args *args, const sk_options *opts);

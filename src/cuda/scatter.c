@@ -85,8 +85,7 @@ static sk_status sk_cuda_seg_run(const sk_cuda_call *c, const sk_plan *p, int64_
     return sk_cuda_status(c, err);
 }
 
-/* Every element of t = 0. */
-static sk_status sk_cuda_zero(const sk_cuda_call *c, const sk_tensor *t) {
+sk_status sk_cuda_zero(const sk_cuda_call *c, const sk_tensor *t) {
     sk_cuda_dense d;
     memset(&d, 0, sizeof d);
     d.ndim = t->ndim;
@@ -149,6 +148,33 @@ sk_status sk_cuda_scatter(sk_plan *p, const sk_plan *grad_src_plan, const sk_ind
     }
     sk_cuda_leave(&c);
     return st;
+}
+
+sk_status sk_cuda_sum_to(const sk_cuda_call *c, const sk_tensor *big, sk_tensor *dst) {
+    bool same = big->ndim == dst->ndim;
+    for (int32_t d = 0; same && d < dst->ndim; d++) same = big->shape[d] == dst->shape[d];
+    sk_plan p;
+    if (same) {
+        sk_cuda_copy_plan(big, dst, &p);
+        return sk_cuda_run_walk(c, &p, NULL);
+    }
+    /* the CPU's sk_sum_to: a scatter-sum without index components from zero,
+     * each position of big onto the element of dst it broadcasts from */
+    int64_t lin[SK_MAX_DIMS];
+    sk_linear_strides(dst->ndim, dst->shape, lin);
+    sk_plan_init(&p, "sum_to", dst->dtype);
+    for (int32_t d = 0, shift = big->ndim - dst->ndim; d < big->ndim; d++) {
+        bool direct = d >= shift && dst->shape[d - shift] != 1;
+        sk_plan_add_dim(&p, big->shape[d], big->strides[d], direct ? dst->strides[d - shift] : 0,
+                        direct ? lin[d - shift] : 0, 0);
+    }
+    p.dense = big->data;
+    p.target = dst->data;
+    p.reduce = SK_REDUCE_SUM;
+    p.include_self = true;
+    sk_status st = sk_cuda_zero(c, dst);
+    sk_plan_normalize(&p);
+    return st ? st : sk_cuda_seg_run(c, &p, sk_tensor_numel(dst), NULL);
 }
 
 sk_status sk_cuda_gather_backward(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,

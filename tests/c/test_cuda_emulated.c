@@ -287,6 +287,8 @@ static void test_gather_backward(skt_rng *r) {
         }
 }
 
+void skt_emulated_views(skt_rng *r); /* test_cuda_emulated_views.c */
+
 int main(void) {
     skt_rng r;
     skt_seed(&r, 23);
@@ -296,6 +298,7 @@ int main(void) {
     test_errors(&r);
     test_backward(&r);
     test_gather_backward(&r);
+    skt_emulated_views(&r);
     printf("cuda_emulated: %ld checks, %ld failures\n", skt_checks, skt_failures);
     return skt_failures ? 1 : 0;
 }

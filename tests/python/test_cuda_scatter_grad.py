@@ -57,7 +57,8 @@ def test_scatter_type_backward(dtype, reduce, include_self, gen):
     i1 = torch.randint(-6, 6, (30,), generator=gen)
     args = (g, x, i1, u, 0)
     kw = dict(reduce=reduce, include_self=include_self)
-    assert_grads(sk.index_scatter_backward(*cuda(args), **kw), sk.index_scatter_backward(*args, **kw))
+    assert_grads(sk.index_scatter_backward(*cuda(args), **kw),
+                 sk.index_scatter_backward(*args, **kw))
     nd = torch.randint(0, 6, (30, 1), generator=gen)
     args = (g, x, nd, u)
     assert_grads(sk.scatter_nd_backward(*cuda(args), reduce=reduce),
@@ -101,7 +102,8 @@ def test_gather_type_backward(dtype, mode, gen):
 def test_autograd_on_cuda(reduce, gen):
     """scatterkit.torch: the gradients of a CUDA graph equal the CPU graph's."""
     x0, src0 = tied((5, 4), torch.float32, gen, reduce), tied((12, 4), torch.float32, gen, reduce)
-    idx0, rows0 = torch.randint(0, 5, (12,), generator=gen), torch.randint(0, 5, (5, 4), generator=gen)
+    idx0 = torch.randint(0, 5, (12,), generator=gen)
+    rows0 = torch.randint(0, 5, (5, 4), generator=gen)
     grads = []
     for device in ("cpu", "cuda"):
         x, src = x0.to(device).requires_grad_(), src0.to(device).requires_grad_()
