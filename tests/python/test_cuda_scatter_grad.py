@@ -151,3 +151,31 @@ def test_scatter_index_errors_write_nothing():
     good = bad.clamp(max=7)
     assert torch.equal(sk.scatter(x, good, src, 0, reduce="sum").cpu(),
                        sk.scatter(x.cpu(), good.cpu(), src.cpu(), 0, reduce="sum"))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_view_mask_and_tensor_scatter_backward(dtype, gen):
+    """The other backward functions on CUDA: the view scatters (a broadcast
+    src summed back), masked_scatter/masked_select, tensor_scatter."""
+    g = tied((6, 10), dtype, gen, "sum")
+    x = tied((6, 10), dtype, gen, "sum")
+    mask = torch.rand(10, generator=gen) < 0.5
+    n = int(mask.sum()) * 6
+    cases = [
+        (sk.slice_scatter_backward, (g, x, tied((1, 4), dtype, gen, "sum"), 1, 1, 9, 2)),
+        (sk.select_scatter_backward, (g, x, tied((10,), dtype, gen, "sum"), 0, 2)),
+        (sk.diagonal_scatter_backward, (g, x, tied((6,), dtype, gen, "sum"), 1, 0, 1)),
+        (sk.masked_scatter_backward, (g, x, mask, tied((70,), dtype, gen, "sum"))),
+        (sk.masked_select_backward, (tied((n,), dtype, gen, "sum"), x, mask)),
+        (sk.tensor_scatter_backward, (tied((3, 8, 2), dtype, gen, "sum"),
+                                      tied((3, 8, 2), dtype, gen, "sum"),
+                                      tied((3, 11, 2), dtype, gen, "sum"),
+                                      torch.tensor([0, 5, 19]))),
+    ]
+    for fn, args in cases:
+        kw = {"mode": "circular", "axis": 1} if fn is sk.tensor_scatter_backward else {}
+        want = fn(*args, **kw)
+        got = fn(*cuda(args), **kw)
+        want = want if isinstance(want, tuple) else (want,)
+        got = got if isinstance(got, tuple) else (got,)
+        assert_grads(got, want)
