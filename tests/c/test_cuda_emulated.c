@@ -288,6 +288,7 @@ static void test_gather_backward(skt_rng *r) {
 }
 
 void skt_emulated_views(skt_rng *r); /* test_cuda_emulated_views.c */
+void skt_emulated_wide(skt_rng *r);  /* test_cuda_emulated_wide.c */
 
 int main(void) {
     skt_rng r;
@@ -299,6 +300,7 @@ int main(void) {
     test_backward(&r);
     test_gather_backward(&r);
     skt_emulated_views(&r);
+    skt_emulated_wide(&r);
     printf("cuda_emulated: %ld checks, %ld failures\n", skt_checks, skt_failures);
     return skt_failures ? 1 : 0;
 }
