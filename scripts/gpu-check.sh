@@ -5,8 +5,8 @@
 #   2. builds the CUDA variant twice, at the same time: the C library with its
 #      tests (cmake -DSK_CUDA=ON) and the Python package (SCATTERKIT_CUDA=1 pip
 #      install --no-build-isolation into build/gpu-venv), for this GPU only
-#   3. C tests on the GPU (ctest: the GPU tester, the CUDA planning and kernel
-#      bodies, devices)
+#   3. C tests on the GPU (ctest: the GPU tester, the CUDA planning, kernel
+#      bodies and the emulated backend, devices)
 #   4. compute-sanitizer memcheck over the small subset of the C GPU tester,
 #      and over a small subset of the Python scatter tests (the segment
 #      kernels: sort, partials, fold, backward)
@@ -51,7 +51,8 @@ export CUDAARCHS=${CUDAARCHS:-90-real}
 build_c() {
     cmake -S . -B build/gpu-c -G Ninja -DCMAKE_BUILD_TYPE=Release -DSK_CUDA=ON \
         -DSK_BUILD_TESTS=ON >/dev/null &&
-        cmake --build build/gpu-c -j "$JOBS" --target test_cuda test_cuda_plan test_cuda_bodies test_devices
+        cmake --build build/gpu-c -j "$JOBS" --target test_cuda test_cuda_plan test_cuda_bodies \
+            test_cuda_emulated test_devices
 }
 
 build_python() {
