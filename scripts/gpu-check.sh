@@ -5,12 +5,17 @@
 #   2. builds the CUDA variant twice, at the same time: the C library with its
 #      tests (cmake -DSK_CUDA=ON) and the Python package (SCATTERKIT_CUDA=1 pip
 #      install --no-build-isolation into build/gpu-venv), for this GPU only
-#   3. C tests on the GPU (ctest: the GPU tester, the CUDA planning and kernel
-#      bodies, devices)
-#   4. compute-sanitizer memcheck over the small subset of the C GPU tester
-#   5. Python GPU tests (tests/python/test_cuda_*.py) and a few CPU suites
+#   3. C tests on the GPU (ctest: the GPU tester, the CUDA planning, kernel
+#      bodies and the emulated backend, devices)
+#   4. compute-sanitizer memcheck over the small subset of the C GPU tester,
+#      and over a small subset of the Python scatter tests (the segment
+#      kernels: sort, partials, fold, backward)
+#   5. Python GPU tests (tests/python/test_cuda_*.py: data movement, scatter
+#      reductions, backward and autograd, errors) and a few CPU suites
 #      against the CUDA build
-#   6. the GPU benchmark (bench/gpu_bench.py: W1, W7, W9-W12, copy bandwidth)
+#   6. the GPU benchmark (bench/gpu_bench.py: W1, W7, W9-W12, W2-W6, W8,
+#      W13, HOT f32/bf16, W2x8 against PyTorch default and deterministic,
+#      copy bandwidth)
 # and prints a summary. Every step runs even when an earlier one fails; the
 # exit status is 1 when any failed. Logs and the benchmark's JSON go to
 # build/gpu-check/ (and to $OUT when set). Meant to finish in under 6 minutes.
@@ -46,7 +51,8 @@ export CUDAARCHS=${CUDAARCHS:-90-real}
 build_c() {
     cmake -S . -B build/gpu-c -G Ninja -DCMAKE_BUILD_TYPE=Release -DSK_CUDA=ON \
         -DSK_BUILD_TESTS=ON >/dev/null &&
-        cmake --build build/gpu-c -j "$JOBS" --target test_cuda test_cuda_plan test_cuda_bodies test_devices
+        cmake --build build/gpu-c -j "$JOBS" --target test_cuda test_cuda_plan test_cuda_bodies \
+            test_cuda_emulated test_devices
 }
 
 build_python() {
@@ -74,6 +80,17 @@ sanitize() {
     "$cs" --tool memcheck --error-exitcode 3 build/gpu-c/tests/c/test_cuda small
 }
 
+sanitize_scatter() { # the segment kernels under memcheck: a few small cases
+    local cs
+    cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer \
+        /usr/local/cuda*/compute-sanitizer/compute-sanitizer 2>/dev/null | head -1)
+    [ -n "$cs" ] || { echo "compute-sanitizer not found: memcheck not run"; return 77; }
+    cd /tmp && "$cs" --tool memcheck --error-exitcode 3 "$ROOT/build/gpu-venv/bin/python" -m pytest \
+        -q -x -p no:cacheprovider "$ROOT/tests/python/test_cuda_scatter.py" \
+        "$ROOT/tests/python/test_cuda_scatter_grad.py" \
+        -k "(chunk_boundaries and float32 and 257) or index_errors_write_nothing"
+}
+
 python_tests() {
     cd /tmp && "$ROOT/build/gpu-venv/bin/python" -m pytest -q -rs -p no:cacheprovider \
         "$ROOT"/tests/python/test_cuda_*.py "$ROOT/tests/python/test_input_kinds.py" \
@@ -89,11 +106,12 @@ step nvidia-smi nvidia-smi
 step build build_both
 step c-tests ctest --test-dir build/gpu-c --output-on-failure -R "cuda|layers.devices"
 step memcheck sanitize
+step memcheck-scatter sanitize_scatter
 step python-tests python_tests
 step benchmark bench
 
 printf '\n==== summary (CUDAARCHS=%s) ====\n' "$CUDAARCHS"
 printf '%s\n' "${SUMMARY[@]}"
-[ -f "$LOG/benchmark.log" ] && grep -E "^(device|id|W[0-9])" "$LOG/benchmark.log"
+[ -f "$LOG/benchmark.log" ] && grep -E "^(device|id|W[0-9]|HOT)" "$LOG/benchmark.log"
 if [ -n "${OUT:-}" ] && [ -d "${OUT:-}" ]; then cp -r "$LOG" "$OUT/"; fi
 exit "$FAILED"

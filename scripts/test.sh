@@ -12,7 +12,8 @@
 #      then the fuzz target (tests/fuzz) for 30 s from its seed corpus
 #   3. install test: cmake --install to a prefix chosen at install time, then
 #      the C example built with find_package and with pkg-config
-#   4. the CUDA variant compiled and linked where nvcc is (docs/GPU.md)
+#   4. the CUDA variant compiled and linked where nvcc is, and its kernels
+#      emulated on the CPU (docs/GPU.md)
 #   5. pytest: every operator against PyTorch, hypothesis, errors, ONNX node
 #      tests, onnxruntime, docstring examples, the API reference, links
 # Each step prints what it runs; the end prints the time each step took.
@@ -82,8 +83,10 @@ step "CUDA variant: compile and link (docs/GPU.md)"
 if command -v nvcc >/dev/null 2>&1; then
   CUDAARCHS=90-real cmake -S . -B build/cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DSK_CUDA=ON \
     -DSK_BUILD_TESTS=ON >/dev/null
-  cmake --build build/cuda -j "$JOBS" --target scatterkit test_cuda
+  cmake --build build/cuda -j "$JOBS" --target scatterkit test_cuda test_cuda_emulated
   build/cuda/tests/c/test_cuda || [ $? = 77 ]
+  # the CUDA backend's host code and kernels, run thread after thread on the CPU
+  build/cuda/tests/c/test_cuda_emulated
 else
   echo "nvcc not found: the CUDA variant is not built"
 fi

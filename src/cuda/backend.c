@@ -53,13 +53,6 @@ sk_status sk_cuda_copy(const sk_tensor *src, sk_tensor *out, const sk_options *o
     return st;
 }
 
-sk_status sk_cuda_scatter(sk_plan *p, const sk_plan *grad_src_plan, const sk_index_check *chk,
-                          const sk_tensor *x, const sk_tensor *out, const sk_backward_args *bwd,
-                          const sk_options *opts) {
-    (void)grad_src_plan, (void)chk, (void)x, (void)out, (void)opts;
-    return sk_cuda_unsupported(p->op, bwd ? "the backward" : "this scatter-type operator");
-}
-
 const sk_backend sk_cuda_backend = {
     .name = "cuda",
     .gather = sk_cuda_gather,

@@ -9,10 +9,20 @@
 
 #include "cuda/kernels.h"
 
-#ifdef __CUDACC__
+#if defined(__CUDACC__) || defined(SK_CUDA_EMULATE)
 #define SK_CUDA_HD __host__ __device__ inline
 #else
 #define SK_CUDA_HD static inline
+#endif
+
+/* A kernel launch: SK_LAUNCH(blocks, threads, stream, (kernel<T>), args...)
+ * is kernel<T><<<blocks, threads, 0, stream>>>(args...); the kernel in
+ * parentheses (template arguments have commas). tests/c/cuda_emulate
+ * defines it to run the kernels' threads one after another on the CPU. */
+#define SK_UNPAREN(...) __VA_ARGS__
+#ifndef SK_CUDA_EMULATE
+#define SK_LAUNCH(blocks, threads, stream, kernel, ...)                                            \
+    SK_UNPAREN kernel<<<(blocks), (threads), 0, (stream)>>>(__VA_ARGS__)
 #endif
 
 /* sk_resolve_index (base/scalar.h): a negative v counts from the end;
@@ -147,7 +157,8 @@ SK_CUDA_HD int sk_cuda_mask_move(const sk_cuda_mask_walk *m, int64_t pos, bool i
     int64_t o[3];
     sk_cuda_mask_offsets(m, pos, o);
     if (m->select) {
-        *dst = k * m->out_stride1;
+        *dst = m->into_source ? sk_cuda_offset(m->src_ndim, m->src_shape, m->src_stride, k)
+                              : k * m->out_stride1;
         *src = o[1];
         return is_true ? 1 : 0;
     }

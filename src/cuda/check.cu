@@ -3,7 +3,9 @@
 // same on every run and equals the CPU's. Values are only compared, never
 // used as addresses; nothing asserts or traps, so a bad index leaves the
 // CUDA context usable.
+#ifndef SK_CUDA_EMULATE
 #include <cuda_runtime.h>
+#endif
 #include <stdint.h>
 
 #include "cuda/body.h"
@@ -29,7 +31,8 @@ __global__ void check_write_indices(const sk_cuda_ts t, int64_t len, unsigned lo
     }
 }
 
-// tensor_scatter's write: a thread per update element (sk_cuda_ts_target).
+// tensor_scatter's write: a thread per update element (sk_cuda_ts_target);
+// the backward's read and zero of the same targets (t.dir).
 template <typename T>
 __global__ void ts_write(const __grid_constant__ sk_cuda_ts t) {
     const T *u = reinterpret_cast<const T *>(t.update);
@@ -37,16 +40,18 @@ __global__ void ts_write(const __grid_constant__ sk_cuda_ts t) {
     int64_t step = (int64_t)gridDim.x * blockDim.x;
     for (int64_t pos = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; pos < t.numel; pos += step) {
         int64_t uoff, ooff;
-        if (sk_cuda_ts_target(&t, pos, &uoff, &ooff)) out[ooff] = u[uoff];
+        if (!sk_cuda_ts_target(&t, pos, &uoff, &ooff)) continue;
+        if (t.dir == SK_CUDA_TS_READ) const_cast<T *>(u)[uoff] = out[ooff];
+        else out[ooff] = t.dir == SK_CUDA_TS_ZERO ? T(0) : u[uoff];
     }
 }
 
 void launch_ts_write(const sk_cuda_ts &t, int blocks, cudaStream_t s) {
     switch (t.elem_size) {
-    case 1: ts_write<uint8_t><<<blocks, 256, 0, s>>>(t); break;
-    case 2: ts_write<uint16_t><<<blocks, 256, 0, s>>>(t); break;
-    case 4: ts_write<uint32_t><<<blocks, 256, 0, s>>>(t); break;
-    default: ts_write<uint64_t><<<blocks, 256, 0, s>>>(t); break;
+    case 1: SK_LAUNCH(blocks, 256, s, (ts_write<uint8_t>), t); break;
+    case 2: SK_LAUNCH(blocks, 256, s, (ts_write<uint16_t>), t); break;
+    case 4: SK_LAUNCH(blocks, 256, s, (ts_write<uint32_t>), t); break;
+    default: SK_LAUNCH(blocks, 256, s, (ts_write<uint64_t>), t); break;
     }
 }
 
@@ -60,7 +65,7 @@ int blocks_for(int64_t n) {
 extern "C" int sk_cuda_launch_check(const sk_cuda_check *c, uint64_t *word, void *stream) {
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     unsigned long long *w = reinterpret_cast<unsigned long long *>(word);
-    check_index<<<c->blocks, c->threads, 0, s>>>(*c, w);
+    SK_LAUNCH(c->blocks, c->threads, s, (check_index), *c, w);
     return (int)cudaGetLastError();
 }
 
@@ -68,8 +73,9 @@ extern "C" int sk_cuda_launch_ts_check(const sk_cuda_ts *t, uint64_t *word, void
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     unsigned long long *w = reinterpret_cast<unsigned long long *>(word);
     int64_t len = t->shape[t->axis];
-    if (t->wi_is64) check_write_indices<int64_t><<<blocks_for(t->batch), 256, 0, s>>>(*t, len, w);
-    else check_write_indices<int32_t><<<blocks_for(t->batch), 256, 0, s>>>(*t, len, w);
+    int b = blocks_for(t->batch);
+    if (t->wi_is64) SK_LAUNCH(b, 256, s, (check_write_indices<int64_t>), *t, len, w);
+    else SK_LAUNCH(b, 256, s, (check_write_indices<int32_t>), *t, len, w);
     return (int)cudaGetLastError();
 }
 

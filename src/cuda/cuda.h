@@ -6,6 +6,7 @@
 
 #include "backend.h"
 #include "cuda/kernels.h"
+#include "cuda/segments.h"
 
 /* ---- planning (launch.c): no CUDA call, no device memory touched ---- */
 /* The walk of a normalised plan p (gather-type or copy), scheme and launch
@@ -21,6 +22,9 @@ void sk_cuda_copy_plan(const sk_tensor *src, const sk_tensor *out, sk_plan *p);
 void sk_cuda_plan_mask(const sk_mask_desc *d, sk_cuda_mask_walk *m);
 /* The kernel description of tensor_scatter's forward write. */
 void sk_cuda_plan_ts(const sk_tensor_scatter_desc *d, sk_cuda_ts *t);
+/* The segment scheme's description of a normalised scatter plan p whose
+ * targets are the `targets` elements of out in row-major order (scatter.c). */
+void sk_cuda_plan_seg(const sk_plan *p, int64_t targets, sk_cuda_seg *s);
 /* Coordinates as "1, 2, 0". */
 void sk_cuda_format_coords(char *buf, size_t size, int32_t ndim, const int64_t *coord);
 
@@ -44,12 +48,25 @@ sk_status sk_cuda_unsupported(const char *op, const char *what);
  * be NULL): set by a bad value in ERROR mode instead of a prior check. */
 sk_status sk_cuda_run_walk(const sk_cuda_call *c, const sk_plan *p, unsigned int *invalid);
 
+/* The index values of c checked before anything is written (validate.c):
+ * mode="error" waits for the call's stream to learn the first bad one. */
+sk_status sk_cuda_validate(const sk_cuda_call *call, const sk_index_check *c);
+
+/* Every element of t = 0 (scatter.c). */
+sk_status sk_cuda_zero(const sk_cuda_call *c, const sk_tensor *t);
+/* dst = big summed onto dst's shape (big broadcasts from dst), in the
+ * canonical order; a copy when the shapes agree (scatter.c). */
+sk_status sk_cuda_sum_to(const sk_cuda_call *c, const sk_tensor *big, sk_tensor *dst);
+
 /* ---- entries ---- */
 sk_status sk_cuda_gather(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,
                          sk_tensor *grad_x, const sk_gather_args *args, const sk_options *opts);
 sk_status sk_cuda_scatter(sk_plan *p, const sk_plan *grad_src_plan, const sk_index_check *chk,
                           const sk_tensor *x, const sk_tensor *out, const sk_backward_args *bwd,
                           const sk_options *opts);
+/* The gather-type backward: a scatter-sum into a zeroed grad_x (scatter.c). */
+sk_status sk_cuda_gather_backward(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,
+                                  sk_tensor *grad_x, const sk_options *opts);
 sk_status sk_cuda_copy(const sk_tensor *src, sk_tensor *out, const sk_options *opts);
 sk_status sk_cuda_view(const sk_view_desc *d, const sk_exec *e);
 sk_status sk_cuda_mask_count(sk_mask_desc *d, const sk_exec *e, int64_t *ntrue);

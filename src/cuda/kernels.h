@@ -88,6 +88,7 @@ typedef struct sk_cuda_mask_walk {
     int ndim;
     int elem_size;
     bool select;                /* SELECT: out[k * out_stride] = x; else SCATTER */
+    bool into_source;           /* SELECT into the source walked row-major (its gradient) */
     bool write_unmasked;        /* SCATTER: out = x where the mask is False */
     int64_t numel, tiles;
     int64_t shape[SK_CUDA_MAX_DIMS];
@@ -105,6 +106,7 @@ typedef struct sk_cuda_mask_walk {
 } sk_cuda_mask_walk;
 
 /* tensor_scatter forward: out[b, .., (w_b mod n + i) mod n, ..] = update[b, .., i, ..]
+ * (the backward reads the same targets: dir)
  * for i >= skip (linear mode: w_b + i < n, skip = 0). Tensors of up to
  * SK_CUDA_MAX_COMP dimensions, offsets in elements. */
 typedef struct sk_cuda_ts {
@@ -120,7 +122,11 @@ typedef struct sk_cuda_ts {
     const void *write_indices;             /* NULL: 0 for every batch */
     int64_t batch;
     bool circular;
+    int dir;                               /* SK_CUDA_TS_* */
 } sk_cuda_ts;
+/* What ts_write does at each written target: the forward's write, the
+ * backward's read of out into update, or a zero into out. */
+enum { SK_CUDA_TS_WRITE = 0, SK_CUDA_TS_READ = 1, SK_CUDA_TS_ZERO = 2 };
 
 /* ---- runtime (runtime.cu) ---- */
 int sk_cuda_rt_set_device(int device, int *previous);

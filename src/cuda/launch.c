@@ -143,7 +143,7 @@ void sk_cuda_plan_mask(const sk_mask_desc *d, sk_cuda_mask_walk *m) {
         m->out_stride[i] = p->dense_stride[i];
     }
     m->out_stride1 = d->out_stride;
-    if (d->kind == SK_MASK_SCATTER) {
+    if (d->kind == SK_MASK_SCATTER || d->kind == SK_MASK_GRAD_SOURCE) {
         m->src_ndim = sp->ndim;
         for (int i = 0; i < sp->ndim; i++) {
             m->src_shape[i] = sp->shape[i];
@@ -154,6 +154,17 @@ void sk_cuda_plan_mask(const sk_mask_desc *d, sk_cuda_mask_walk *m) {
     m->mask = p->index;
     m->x = p->target;
     m->out = p->dense;
+    /* the backward's kinds as the fill's two: grad_x is a scatter of zeros
+     * (sk_cuda_mask puts a device zero in source), grad_source a select
+     * into the source */
+    if (d->kind == SK_MASK_GRAD_X) {
+        m->write_unmasked = true;
+        m->src_ndim = 0;
+    } else if (d->kind == SK_MASK_GRAD_SOURCE) {
+        m->select = m->into_source = true;
+        m->out = sp->target;
+        m->source = NULL;
+    }
 }
 
 void sk_cuda_plan_ts(const sk_tensor_scatter_desc *d, sk_cuda_ts *t) {

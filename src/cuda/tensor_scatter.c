@@ -1,4 +1,4 @@
-/* The CUDA tensor_scatter (ONNX TensorScatter) forward: the write indices
+/* The CUDA tensor_scatter (ONNX TensorScatter) and its backward: the write indices
  * checked first on the device (their first bad batch read back, waiting on
  * the call's stream only), then out = cache unless in place, then one write
  * of the update. */
@@ -29,10 +29,42 @@ static sk_status sk_cuda_ts_check(const sk_cuda_call *c, const sk_tensor_scatter
                    t->circular ? "" : " with this update length");
 }
 
+/* The backward as the CPU's: grad_update = 0, then grad_update = grad_out
+ * (d->cache) at the written targets; grad_cache (d->out, may be NULL) =
+ * grad_out with those targets zeroed. */
+static sk_status sk_cuda_ts_backward(const sk_cuda_call *c, const sk_tensor_scatter_desc *d) {
+    sk_tensor_scatter_desc q = *d;
+    q.update = d->grad_update;
+    q.out = (sk_tensor *)d->cache;
+    sk_cuda_ts t;
+    sk_cuda_plan_ts(&q, &t);
+    t.dir = SK_CUDA_TS_READ;
+    sk_status st = sk_cuda_ts_check(c, d, &t);
+    if (st == SK_STATUS_OK) st = sk_cuda_zero(c, d->grad_update);
+    if (st == SK_STATUS_OK && t.n > 0)
+        st = sk_cuda_status(c, sk_cuda_launch_ts_write(&t, c->stream));
+    if (st == SK_STATUS_OK && d->out) {
+        sk_plan p;
+        sk_cuda_copy_plan(d->cache, d->out, &p);
+        st = sk_cuda_run_walk(c, &p, NULL);
+        q.out = d->out;
+        sk_cuda_plan_ts(&q, &t);
+        t.dir = SK_CUDA_TS_ZERO;
+        if (st == SK_STATUS_OK && t.n > 0)
+            st = sk_cuda_status(c, sk_cuda_launch_ts_write(&t, c->stream));
+    }
+    if (st == SK_STATUS_OK) sk_note_kernel("cuda/tensor_scatter/backward");
+    return st;
+}
+
 sk_status sk_cuda_tensor_scatter(const sk_tensor_scatter_desc *d, const sk_exec *e) {
-    if (d->backward) return sk_cuda_unsupported(d->op, "the backward");
     sk_cuda_call c;
-    sk_status st = sk_cuda_enter(&c, d->op, d->out->device_id, NULL, e->opts);
+    sk_status st = sk_cuda_enter(&c, d->op, d->cache->device_id, NULL, e->opts);
+    if (st == SK_STATUS_OK && d->backward) {
+        st = sk_cuda_ts_backward(&c, d);
+        sk_cuda_leave(&c);
+        return st;
+    }
     sk_cuda_ts t;
     sk_cuda_plan_ts(d, &t);
     if (st == SK_STATUS_OK) st = sk_cuda_ts_check(&c, d, &t);

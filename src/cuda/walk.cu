@@ -2,7 +2,9 @@
 // index_select, gather_nd, the copies of the view scatters and sk_copy.
 // Elements move by width (1, 2, 4 or 8 bytes), so every dtype is copied bit
 // for bit. Grid-stride loops, 64-bit offsets; no assert or trap anywhere.
+#ifndef SK_CUDA_EMULATE
 #include <cuda_runtime.h>
+#endif
 #include <stdint.h>
 
 #include "cuda/body.h"
@@ -62,20 +64,20 @@ __global__ void walk_rows(const __grid_constant__ sk_cuda_walk w) {
 
 void launch_elements(const sk_cuda_walk &w, cudaStream_t s) {
     switch (w.elem_size) {
-    case 1: walk_elements<uint8_t><<<w.blocks, w.threads, 0, s>>>(w); break;
-    case 2: walk_elements<uint16_t><<<w.blocks, w.threads, 0, s>>>(w); break;
-    case 4: walk_elements<uint32_t><<<w.blocks, w.threads, 0, s>>>(w); break;
-    default: walk_elements<uint64_t><<<w.blocks, w.threads, 0, s>>>(w); break;
+    case 1: SK_LAUNCH(w.blocks, w.threads, s, (walk_elements<uint8_t>), w); break;
+    case 2: SK_LAUNCH(w.blocks, w.threads, s, (walk_elements<uint16_t>), w); break;
+    case 4: SK_LAUNCH(w.blocks, w.threads, s, (walk_elements<uint32_t>), w); break;
+    default: SK_LAUNCH(w.blocks, w.threads, s, (walk_elements<uint64_t>), w); break;
     }
 }
 
 void launch_rows(const sk_cuda_walk &w, cudaStream_t s) {
     switch (w.vec) {
-    case 16: walk_rows<uint4><<<w.blocks, w.threads, 0, s>>>(w); break;
-    case 8: walk_rows<uint2><<<w.blocks, w.threads, 0, s>>>(w); break;
-    case 4: walk_rows<uint32_t><<<w.blocks, w.threads, 0, s>>>(w); break;
-    case 2: walk_rows<uint16_t><<<w.blocks, w.threads, 0, s>>>(w); break;
-    default: walk_rows<uint8_t><<<w.blocks, w.threads, 0, s>>>(w); break;
+    case 16: SK_LAUNCH(w.blocks, w.threads, s, (walk_rows<uint4>), w); break;
+    case 8: SK_LAUNCH(w.blocks, w.threads, s, (walk_rows<uint2>), w); break;
+    case 4: SK_LAUNCH(w.blocks, w.threads, s, (walk_rows<uint32_t>), w); break;
+    case 2: SK_LAUNCH(w.blocks, w.threads, s, (walk_rows<uint16_t>), w); break;
+    default: SK_LAUNCH(w.blocks, w.threads, s, (walk_rows<uint8_t>), w); break;
     }
 }
 

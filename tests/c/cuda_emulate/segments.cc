@@ -1,0 +1,4 @@
+// src/cuda/segments.cu on the CPU (cuda_emulate.h).
+#include "cuda_emulate.h"
+
+#include "cuda/segments.cu"
