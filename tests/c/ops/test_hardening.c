@@ -5,8 +5,11 @@
  * sanitizers see (the sanitizer run makes UBSan fatal, so there an overflow
  * stops this test).
  */
+#include "ref.h"
 #include "tester.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* A descriptor built by hand: sk_tensor_init refuses a shape whose
@@ -118,13 +121,108 @@ static void hd_negative_strides(void) {
                  out[0]);
 }
 
+/* reduce="prod"'s gradient: g times the product of the other
+ * contributors, exact until rounded once (docs/CONTRACT.md §7). It was the
+ * running product of all of them divided by the contributor, rounded as it
+ * went: NaN from inf / inf and NaN / NaN where the answer is 0, and inf or
+ * 0 where the running product left the dtype's range though the product of
+ * the others does not (found by the fuzz target: x = -4, an update inf,
+ * g = -4 gave the update NaN, not 16). One target x[0] and n updates of it;
+ * the library and the reference alike. */
+typedef struct {
+    sk_dtype dt;
+    bool self;
+    double x, g, u[3];
+    int n;
+    double gx, gu[3]; /* the gradients */
+} hd_prod_case;
+
+static const hd_prod_case hd_prod_cases[] = {
+    {SK_DTYPE_FLOAT32, true, -4, -4, {INFINITY}, 1, -INFINITY, {16}},
+    {SK_DTYPE_FLOAT32, true, 2, 1, {-INFINITY, 0, 3}, 3, NAN, {0, -INFINITY, NAN}},
+    {SK_DTYPE_FLOAT64, true, 3, 1, {NAN, 0}, 2, NAN, {0, NAN}},
+    {SK_DTYPE_FLOAT32, true, 0x1p100, 3, {0x1p100, 0x1p-100}, 2, 3, {3, INFINITY}},
+    {SK_DTYPE_FLOAT32, true, 0x1p-100, 3, {0x1p-100, 0x1p100}, 2, 3, {3, 0}},
+    {SK_DTYPE_BFLOAT16, false, 7, 1, {0x1p100, 0x1p100, 0x1p-100}, 3, 0, {1, 1, INFINITY}},
+    {SK_DTYPE_FLOAT64, true, 0x1p1000, 1, {0x1p1000, 0x1p-1000}, 2, 1, {1, INFINITY}},
+    /* zeros alone were right before; kept with them */
+    {SK_DTYPE_FLOAT16, true, 0, 1, {0, 5}, 2, 0, {0, 0}},
+    {SK_DTYPE_BFLOAT16, true, 0, 2, {3, -1}, 2, -6, {0, 0}},
+    {SK_DTYPE_FLOAT16, true, 256, 1, {256, 1.0 / 256}, 2, 1, {1, INFINITY}},
+};
+
+static bool hd_same(double got, double want) { return got == want || (isnan(got) && isnan(want)); }
+
+/* One case through scatter (kind 0), index_scatter (1) or scatter_nd (2):
+ * the library (ref false) at 1 and 3 threads, or the reference. */
+static void hd_prod_run(const hd_prod_case *c, int kind, bool ref, int threads) {
+    static const char *const names[] = {"scatter", "index_scatter", "scatter_nd"};
+    skt_rng r;
+    skt_seed(&r, 28);
+    int64_t one[1] = {1}, n[2] = {c->n, 1}, zero[1] = {0};
+    skt_buf x, g, gx, u, gu, idx;
+    skt_make(&x, c->dt, 1, one, SKT_CONTIG, 0, &r);
+    skt_make(&g, c->dt, 1, one, SKT_CONTIG, 0, &r);
+    skt_make(&gx, c->dt, 1, one, SKT_CONTIG, 0, &r);
+    skt_make(&u, c->dt, 1, n, SKT_CONTIG, 0, &r);
+    skt_make(&gu, c->dt, 1, n, SKT_CONTIG, 0, &r);
+    skt_make(&idx, SK_DTYPE_INT64, kind == 2 ? 2 : 1, n, SKT_CONTIG, 0, &r);
+    skt_set(&x, zero, c->x);
+    skt_set(&g, zero, c->g);
+    for (int64_t i = 0; i < c->n; i++) {
+        int64_t at[2] = {i, 0};
+        skt_set(&u, at, c->u[i]);
+        skt_set_index(&idx, at, 0);
+    }
+    sk_options o = {.num_threads = threads};
+    sk_status st;
+    if (kind == 0)
+        st = SKT_PICK(ref, scatter_backward)(&x.t, &idx.t, &u.t, 0, SK_REDUCE_PROD, c->self,
+                                             SK_INDEX_MODE_ERROR, NULL, &g.t, &gx.t, &gu.t, &o);
+    else if (kind == 1)
+        st = SKT_PICK(ref, index_scatter_backward)(&x.t, &idx.t, &u.t, 0, SK_REDUCE_PROD, c->self,
+                                                   SK_INDEX_MODE_ERROR, NULL, &g.t, &gx.t, &gu.t,
+                                                   &o);
+    else
+        st = SKT_PICK(ref, scatter_nd_backward)(&x.t, &idx.t, &u.t, SK_REDUCE_PROD,
+                                                SK_INDEX_MODE_ERROR, NULL, &g.t, &gx.t, &gu.t, &o);
+    char what[160];
+    snprintf(what, sizeof what, "hardening: %s %s_backward prod %s self=%d x=%g g=%g, u[0]=%g",
+             ref ? "reference" : "library", names[kind], sk_dtype_name(c->dt), (int)c->self, c->x,
+             c->g, c->u[0]);
+    if (st != SK_STATUS_OK) {
+        skt_fail("%s: %s", what, sk_last_error());
+    } else {
+        SKT_CHECK(hd_same(skt_get(&gx, zero), c->gx), "%s (threads %d): grad_x %g, not %g", what,
+                  threads, skt_get(&gx, zero), c->gx);
+        for (int64_t i = 0; i < c->n; i++) {
+            int64_t at[1] = {i};
+            SKT_CHECK(hd_same(skt_get(&gu, at), c->gu[i]), "%s (threads %d): grad u[%d] %g, not %g",
+                      what, threads, (int)i, skt_get(&gu, at), c->gu[i]);
+        }
+    }
+    skt_free(&x), skt_free(&g), skt_free(&gx), skt_free(&u), skt_free(&gu), skt_free(&idx);
+}
+
+static void hd_prod_gradients(void) {
+    for (size_t i = 0; i < SKT_COUNT(hd_prod_cases); i++)
+        for (int kind = 0; kind < 3; kind++) {
+            if (kind == 2 && !hd_prod_cases[i].self) continue; /* scatter_nd includes x */
+            hd_prod_run(&hd_prod_cases[i], kind, true, 1);
+            hd_prod_run(&hd_prod_cases[i], kind, false, 1);
+            hd_prod_run(&hd_prod_cases[i], kind, false, 3);
+        }
+}
+
 void skt_test_hardening(void) {
     if (!sk_masked_select_count || !sk_masked_select || !sk_tensor_scatter || !sk_gather ||
-        !sk_scatter || !sk_index_scatter)
+        !sk_scatter || !sk_index_scatter || !sk_scatter_backward || !sk_index_scatter_backward ||
+        !sk_scatter_nd_backward)
         return;
     hd_masked_select_count();
     hd_tensor_scatter_batches();
     hd_gather_zero_stride();
     hd_empty_huge();
     hd_negative_strides();
+    hd_prod_gradients();
 }
