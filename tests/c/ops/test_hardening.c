@@ -121,6 +121,92 @@ static void hd_negative_strides(void) {
                  out[0]);
 }
 
+/* The scatter engine and its backward with negative strides (in place,
+ * reduce="sum", mode="clip", into an x of stride -1): element offsets
+ * below data are pointer steps back, never `(size_t)off * es` wrapped
+ * (UBSan's pointer-overflow, fatal in the sanitizer run). */
+static void hd_scatter_negative_strides(void) {
+    float x[4] = {1, 2, 3, 4}, src[4] = {10, 20, 30, 40}, g[4] = {1, 2, 3, 4}, gs[4] = {0};
+    int64_t n4[1] = {4}, neg[1] = {-1}, pos[1] = {1}, idx[4] = {7, -9, 1, 1};
+    sk_tensor tx = hd_tensor(x + 3, SK_DTYPE_FLOAT32, 1, n4, neg);
+    sk_tensor ts = hd_tensor(src + 3, SK_DTYPE_FLOAT32, 1, n4, neg);
+    sk_tensor ti = hd_tensor(idx, SK_DTYPE_INT64, 1, n4, pos);
+    sk_tensor tg = hd_tensor(g + 3, SK_DTYPE_FLOAT32, 1, n4, neg);
+    sk_tensor tgs = hd_tensor(gs + 3, SK_DTYPE_FLOAT32, 1, n4, neg);
+    /* x in order: 4 3 2 1; src in order: 40 30 20 10; targets 3, 0, 1, 1 */
+    if (sk_scatter(&tx, &ti, &ts, 0, SK_REDUCE_SUM, true, SK_INDEX_MODE_CLIP, &tx, NULL))
+        skt_fail("hardening: scatter with negative strides: %s", sk_last_error());
+    else if (x[3] != 34 || x[2] != 33 || x[1] != 2 || x[0] != 41)
+        skt_fail("hardening: scatter with negative strides wrote %g %g %g %g", x[3], x[2], x[1],
+                 x[0]);
+    /* grad_src[i] = grad_out[target i]: g in order 4 3 2 1 */
+    if (sk_scatter_backward(&tx, &ti, &ts, 0, SK_REDUCE_SUM, true, SK_INDEX_MODE_CLIP, NULL, &tg,
+                            NULL, &tgs, NULL))
+        skt_fail("hardening: scatter_backward with negative strides: %s", sk_last_error());
+    else if (gs[3] != 1 || gs[2] != 4 || gs[1] != 3 || gs[0] != 3)
+        skt_fail("hardening: scatter_backward with negative strides wrote %g %g %g %g", gs[3],
+                 gs[2], gs[1], gs[0]);
+}
+
+/* The reference (src/ref), the C tests' and the fuzz target's oracle, was
+ * wrong where the library was right: a 0-d x (read shape[0]), an empty out
+ * (index values unchecked), select_scatter's index (unchecked), a mask of
+ * more dimensions than x (its walk read below a stack array) and
+ * tensor_scatter's write index near INT64_MAX (w + position overflowed). */
+static void hd_ref_gather_select(void) {
+    float x0 = 5, o0 = 0, x3[3] = {1, 2, 3}, s0 = 9, out3[3];
+    int64_t i0 = -1, bad = 5, none[1] = {0}, s3[1] = {3}, one[1] = {1}, sh20[2] = {2, 0},
+            sh10[2] = {1, 0}, z2[2] = {0, 1};
+    sk_tensor x = hd_tensor(&x0, SK_DTYPE_FLOAT32, 0, none, none);
+    sk_tensor i = hd_tensor(&i0, SK_DTYPE_INT64, 0, none, none);
+    sk_tensor o = hd_tensor(&o0, SK_DTYPE_FLOAT32, 0, none, none);
+    sk_status st = skref_gather(&x, &i, 0, SK_INDEX_MODE_ERROR, NULL, &o, NULL);
+    SKT_CHECK(st == SK_STATUS_OK && o0 == 5, "hardening: reference gather from a 0-d x: "
+              "status %d, %g", (int)st, o0);
+    /* x [2, 0], index [1] = {5}: out [1, 0] is empty, the value still out of range */
+    sk_tensor xe = hd_tensor(NULL, SK_DTYPE_FLOAT32, 2, sh20, z2);
+    sk_tensor ib = hd_tensor(&bad, SK_DTYPE_INT64, 1, one, one);
+    sk_tensor oe = hd_tensor(NULL, SK_DTYPE_FLOAT32, 2, sh10, z2);
+    st = skref_index_select(&xe, &ib, 0, SK_INDEX_MODE_ERROR, NULL, &oe, NULL);
+    SKT_CHECK(st == SK_STATUS_INDEX_OUT_OF_RANGE, "hardening: reference index_select, index 5 "
+              "into an empty out: status %d", (int)st);
+    sk_tensor t3 = hd_tensor(x3, SK_DTYPE_FLOAT32, 1, s3, one);
+    sk_tensor src = hd_tensor(&s0, SK_DTYPE_FLOAT32, 0, none, none);
+    sk_tensor to = hd_tensor(out3, SK_DTYPE_FLOAT32, 1, s3, one);
+    st = skref_select_scatter(&t3, &src, 0, 5, &to, NULL);
+    SKT_CHECK(st == SK_STATUS_INDEX_OUT_OF_RANGE, "hardening: reference select_scatter at 5 "
+              "of 3: status %d", (int)st);
+}
+
+static void hd_ref_mask_tensor_scatter(void) {
+    float x3[3] = {1, 2, 3}, cache[4] = {0, 0, 0, 0}, upd[2] = {7, 8}, lib[4], ref[4];
+    uint8_t m[6] = {1, 0, 1, 1, 1, 0};
+    int64_t s3[1] = {3}, one[1] = {1}, ms[2] = {2, 3}, mst[2] = {3, 1}, count = -1, lc = -2;
+    sk_tensor x = hd_tensor(x3, SK_DTYPE_FLOAT32, 1, s3, one);
+    sk_tensor mask = hd_tensor(m, SK_DTYPE_BOOL, 2, ms, mst);
+    sk_status st = skref_masked_select_count(&x, &mask, &count, NULL);
+    sk_masked_select_count(&x, &mask, &lc, NULL);
+    SKT_CHECK(st == SK_STATUS_OK && count == 4 && lc == 4, "hardening: masked_select_count of a "
+              "[2, 3] mask over x [3]: reference %lld, library %lld", (long long)count,
+              (long long)lc);
+    int64_t cs[2] = {1, 4}, cst[2] = {4, 1}, us[2] = {1, 2}, ust[2] = {2, 1}, w = INT64_MAX;
+    sk_tensor tc = hd_tensor(cache, SK_DTYPE_FLOAT32, 2, cs, cst);
+    sk_tensor tu = hd_tensor(upd, SK_DTYPE_FLOAT32, 2, us, ust);
+    sk_tensor tw = hd_tensor(&w, SK_DTYPE_INT64, 1, one, one);
+    sk_tensor tl = hd_tensor(lib, SK_DTYPE_FLOAT32, 2, cs, cst);
+    sk_tensor tr = hd_tensor(ref, SK_DTYPE_FLOAT32, 2, cs, cst);
+    st = skref_tensor_scatter(&tc, &tu, &tw, 1, SK_TENSOR_SCATTER_LINEAR, &tr, NULL);
+    SKT_CHECK(st == SK_STATUS_INDEX_OUT_OF_RANGE, "hardening: reference tensor_scatter, linear, "
+              "write index INT64_MAX: status %d", (int)st);
+    /* circular: INT64_MAX % 4 = 3, so positions 3 and 0 */
+    st = skref_tensor_scatter(&tc, &tu, &tw, 1, SK_TENSOR_SCATTER_CIRCULAR, &tr, NULL);
+    sk_status ls = sk_tensor_scatter(&tc, &tu, &tw, 1, SK_TENSOR_SCATTER_CIRCULAR, &tl, NULL);
+    SKT_CHECK(st == SK_STATUS_OK && ls == SK_STATUS_OK && !memcmp(lib, ref, sizeof ref) &&
+                  ref[3] == 7 && ref[0] == 8,
+              "hardening: tensor_scatter, circular, write index INT64_MAX: reference %d "
+              "{%g %g %g %g}, library %d", (int)st, ref[0], ref[1], ref[2], ref[3], (int)ls);
+}
+
 /* reduce="prod"'s gradient: g times the product of the other
  * contributors, exact until rounded once (docs/CONTRACT.md §7). It was the
  * running product of all of them divided by the contributor, rounded as it
@@ -217,12 +303,15 @@ static void hd_prod_gradients(void) {
 void skt_test_hardening(void) {
     if (!sk_masked_select_count || !sk_masked_select || !sk_tensor_scatter || !sk_gather ||
         !sk_scatter || !sk_index_scatter || !sk_scatter_backward || !sk_index_scatter_backward ||
-        !sk_scatter_nd_backward)
+        !sk_scatter_nd_backward || !sk_masked_select_count)
         return;
     hd_masked_select_count();
     hd_tensor_scatter_batches();
     hd_gather_zero_stride();
     hd_empty_huge();
     hd_negative_strides();
+    hd_scatter_negative_strides();
+    hd_ref_gather_select();
+    hd_ref_mask_tensor_scatter();
     hd_prod_gradients();
 }
