@@ -148,6 +148,30 @@ static void hd_scatter_negative_strides(void) {
                  gs[2], gs[1], gs[0]);
 }
 
+/* Rows gathered from an x whose gathered axis has one element and a stride
+ * of -INT64_MAX elements (valid: that stride is never stepped): the rows
+ * kernel scaled it to bytes anyway, a signed overflow (found by the fuzz
+ * target). Also with a 0-stride x and an out of negative row stride. */
+static void hd_gather_rows_extreme_stride(void) {
+    float x[16], out[8 * 16];
+    int64_t idx[8] = {0, -1, 0, 0, -1, 0, 0, 0}, xs[2] = {1, 16}, xst[2] = {-INT64_MAX, 1};
+    int64_t n8[1] = {8}, one[1] = {1}, os[2] = {8, 16}, ost[2] = {-16, 1};
+    for (int i = 0; i < 16; i++) x[i] = (float)i;
+    sk_tensor tx = hd_tensor(x, SK_DTYPE_FLOAT32, 2, xs, xst);
+    sk_tensor ti = hd_tensor(idx, SK_DTYPE_INT64, 1, n8, one);
+    sk_tensor to = hd_tensor(out + 7 * 16, SK_DTYPE_FLOAT32, 2, os, ost);
+    if (sk_index_select(&tx, &ti, 0, SK_INDEX_MODE_ERROR, NULL, &to, NULL)) {
+        skt_fail("hardening: index_select from an axis of stride -INT64_MAX: %s", sk_last_error());
+        return;
+    }
+    for (int i = 0; i < 8 * 16; i++)
+        if (out[i] != (float)(i % 16)) {
+            skt_fail("hardening: index_select from an axis of stride -INT64_MAX wrote %g at %d",
+                     out[i], i);
+            return;
+        }
+}
+
 /* The reference (src/ref), the C tests' and the fuzz target's oracle, was
  * wrong where the library was right: a 0-d x (read shape[0]), an empty out
  * (index values unchecked), select_scatter's index (unchecked), a mask of
@@ -303,7 +327,7 @@ static void hd_prod_gradients(void) {
 void skt_test_hardening(void) {
     if (!sk_masked_select_count || !sk_masked_select || !sk_tensor_scatter || !sk_gather ||
         !sk_scatter || !sk_index_scatter || !sk_scatter_backward || !sk_index_scatter_backward ||
-        !sk_scatter_nd_backward || !sk_masked_select_count)
+        !sk_scatter_nd_backward || !sk_masked_select_count || !sk_index_select)
         return;
     hd_masked_select_count();
     hd_tensor_scatter_batches();
@@ -311,6 +335,7 @@ void skt_test_hardening(void) {
     hd_empty_huge();
     hd_negative_strides();
     hd_scatter_negative_strides();
+    hd_gather_rows_extreme_stride();
     hd_ref_gather_select();
     hd_ref_mask_tensor_scatter();
     hd_prod_gradients();
