@@ -4,7 +4,8 @@
  * - gather-type: grad_x is the scatter-sum of grad_out into zeros;
  * - scatter-type: each target splits grad_out among its contributors by
  *   the reduction's rule, and grad_src collects the updates' shares.
- * Sums and products follow the canonical order (docs/CONTRACT.md).
+ * Sums follow the canonical order (docs/CONTRACT.md); prod's product of the
+ * other contributors is exact until it is rounded once (ref_prod_grads).
  */
 #include "ref_grad.h"
 
@@ -13,14 +14,14 @@
 
 enum { REF_CHUNK = 256 };
 
-double ref_fold(sk_dtype dt, bool prod, double start, const double *v, int64_t n) {
+double ref_fold(sk_dtype dt, double start, const double *v, int64_t n) {
     double acc = start;
     for (int64_t c = 0; c < n; c += REF_CHUNK) {
         int64_t end = c + REF_CHUNK < n ? c + REF_CHUNK : n;
         /* chunk 0 folds into the start value, later ones from the identity */
-        double part = c == 0 ? start : (prod ? 1.0 : -0.0);
-        for (int64_t i = c; i < end; i++) part = ref_wp(dt, prod ? part * v[i] : part + v[i]);
-        acc = c == 0 ? part : ref_wp(dt, prod ? acc * part : acc + part);
+        double part = c == 0 ? start : -0.0;
+        for (int64_t i = c; i < end; i++) part = ref_wp(dt, part + v[i]);
+        acc = c == 0 ? part : ref_wp(dt, acc + part);
     }
     return acc;
 }
@@ -40,7 +41,7 @@ void ref_fold_groups(sk_tensor *dst, const ref_updates *u, bool by_slot, const d
         int64_t m = 0;
         for (; j < u->n && (by_slot ? u->item[j].slot : u->item[j].target) == key; j++)
             tmp[m++] = vals[by_slot ? u->item[j].order : u->item[j].slot];
-        double sum = m ? ref_fold(dst->dtype, false, start, tmp, m) : 0.0;
+        double sum = m ? ref_fold(dst->dtype, start, tmp, m) : 0.0;
         ref_store_f(dst->dtype, ref_at_linear(dst, key), sum);
     }
 }
@@ -65,9 +66,36 @@ sk_status ref_gather_grads(const sk_tensor *grad_out, sk_tensor *grad_x, ref_upd
 
 static bool ref_same(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
 
-/* prod: each contributor gets g times the product of the others, folded
- * in position order (x first when it is one): no division, so exact with
- * zeros. tmp has room for twice the contributors. */
+/* The product of n factors as IEEE multiplication gives it without
+ * rounding in between: a NaN, or a zero and an infinity, make it NaN; signs
+ * multiply (those of zeros and infinities too); the finite non-zero factors
+ * multiply as a double mantissa in [0.5, 1) and a binary exponent, so
+ * nothing overflows or underflows before the one rounding at the end. */
+static double ref_exact_product(const double *f, int64_t n) {
+    double m = 1.0;
+    int64_t e = 0;
+    bool zero = false, inf = false, nan = false;
+    for (int64_t i = 0; i < n; i++) {
+        int k1, k2;
+        if (isnan(f[i])) nan = true;
+        else if (f[i] == 0 || isinf(f[i])) {
+            zero |= f[i] == 0;
+            inf |= isinf(f[i]) != 0;
+            m = signbit(f[i]) ? -m : m;
+        } else {
+            m = frexp(m * frexp(f[i], &k1), &k2);
+            e += k1 + k2;
+        }
+    }
+    if (nan || (zero && inf)) return NAN;
+    if (zero) return copysign(0.0, m);
+    if (inf) return copysign((double)INFINITY, m);
+    return ldexp(m, (int)(e < -3000 ? -3000 : e > 3000 ? 3000 : e));
+}
+
+/* prod: each contributor gets g times the product of the others (x among
+ * them when it is one), that product exact until rounded once, so exact
+ * with zeros and infinities. tmp has room for twice the contributors. */
 static double ref_prod_grads(const ref_target *t, double *tmp) {
     int64_t k = 0, self = t->self ? 1 : 0;
     double *c = tmp, *others = tmp + t->n + 1, gx = 0.0;
@@ -75,9 +103,10 @@ static double ref_prod_grads(const ref_target *t, double *tmp) {
     for (int64_t i = 0; i < t->n; i++) c[k++] = t->v[i];
     for (int64_t i = 0; i < k; i++) {
         int64_t m = 0;
+        others[m++] = t->g;
         for (int64_t j = 0; j < k; j++)
             if (j != i) others[m++] = c[j];
-        double g = ref_wp(t->dt, t->g * ref_fold(t->dt, true, 1.0, others, m));
+        double g = ref_wp(t->dt, ref_exact_product(others, m));
         if (i < self) gx = g;
         else t->share[i - self] = g;
     }

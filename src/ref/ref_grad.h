@@ -7,11 +7,11 @@
 
 #include "ref_internal.h"
 
-/* The canonical fold (docs/CONTRACT.md) of v[0..n) into start, in dt's working
- * precision: chunk 0 (v[0..256)) one after another into start; each later
- * chunk of 256 one after another from the identity (1 for prod, -0.0 for
- * sum), then into the running value. */
-double ref_fold(sk_dtype dt, bool prod, double start, const double *v, int64_t n);
+/* The canonical sum (docs/CONTRACT.md) of v[0..n) into start, in dt's
+ * working precision: chunk 0 (v[0..256)) one after another into start; each
+ * later chunk of 256 one after another from -0.0, then into the running
+ * value. */
+double ref_fold(sk_dtype dt, double start, const double *v, int64_t n);
 
 /* t's elements in row-major order (malloc'd; NULL without memory). */
 double *ref_load_all(const sk_tensor *t);

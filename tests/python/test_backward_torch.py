@@ -17,6 +17,13 @@ test_backward.py checks against a plain reference instead:
   contributor (x=[1], src=[1, 1]: each src gets 1/3, so 1/3 of the gradient
   is lost); CONTRACT splits among the contributors only (1/2 each). Checked here
   as a documented difference.
+- prod with an infinity or a NaN among a target's contributors, or a
+  result beyond the dtype's range: torch takes g * result / src (inf / inf
+  and 0 * inf / inf give NaN, an overflowing result gives inf); CONTRACT's
+  gradient is g times the product of the other contributors, exact until
+  rounded once (x=[-4], src=[inf], g=-4: src's gradient is 16, torch's NaN).
+  Checked here against those exact values, and against torch where torch
+  gives a number.
 So here: no duplicates for assign, src.shape == index.shape, and no ties
 (continuous random values) except in the tests that say otherwise.
 """
@@ -222,6 +229,41 @@ def test_scatter_prod_zeros_vs_torch(case):
                                                             include_self=include_self), inputs, g)
         for a, b in zip(ours, theirs):
             torch.testing.assert_close(a, b, rtol=1e-12, atol=0)
+
+
+INF, NAN = float("inf"), float("nan")
+PROD_EXACT_CASES = [
+    # dtype, x, src (one target), g, x's gradient, src's, whether torch's
+    # result stays in range (then torch's gradient equals ours where it is
+    # not NaN)
+    (torch.float32, [-4.0], [INF], -4.0, [-INF], [16.0], True),
+    (torch.float32, [2.0], [-INF, 0.0, 3.0], -4.0, [NAN], [-0.0, INF, NAN], True),
+    (F64, [3.0], [NAN, 0.0], 1.0, [NAN], [0.0, NAN], True),
+    (torch.float32, [2.0 ** 100], [2.0 ** 100, 2.0 ** -100], 3.0, [3.0], [3.0, INF], False),
+    (torch.bfloat16, [2.0 ** -100], [2.0 ** -100, 2.0 ** 100], 3.0, [3.0], [3.0, 0.0], False),
+    (F64, [2.0 ** 1000], [2.0 ** 1000, 2.0 ** -1000], 1.0, [1.0], [1.0, INF], False),
+]
+
+
+@pytest.mark.parametrize("case", range(len(PROD_EXACT_CASES)))
+def test_scatter_prod_nonfinite_is_exact(case):
+    """prod's gradient is g times the product of the others, also where
+    torch's division by the contributor gives NaN or overflows (see above)."""
+    dt, x, s, g, want_x, want_s, in_range = PROD_EXACT_CASES[case]
+    index = torch.zeros(len(s), dtype=torch.int64)
+    inputs = [torch.tensor(x, dtype=dt), torch.tensor(s, dtype=dt)]
+    gt = torch.tensor([g], dtype=dt)
+    for fn in (lambda x, s: skt.scatter(x, index, s, 0, reduce="prod"),
+               lambda x, s: skt.index_scatter(x, index, s, 0, reduce="prod"),
+               lambda x, s: skt.scatter_nd(x, index[:, None], s, reduce="prod")):
+        _, ours = grads(fn, inputs, gt)
+        for got, want in zip(ours, (want_x, want_s)):
+            torch.testing.assert_close(got, torch.tensor(want, dtype=dt), rtol=0, atol=0,
+                                       equal_nan=True)
+    _, theirs = grads(lambda x, s: torch.scatter_reduce(x, 0, index, s, "prod"), inputs, gt)
+    for a, b in zip(ours, theirs):
+        known = ~b.isnan()
+        assert not in_range or torch.equal(a[known], b[known])
 
 
 def test_index_scatter_vs_index_add_and_index_copy(rng):

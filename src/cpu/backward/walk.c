@@ -2,22 +2,23 @@
  * owner-computes. Each thread owns a range of target linear indices and
  * walks every update in row-major order twice:
  *   pass 1 gathers per-target statistics (update count, last updater, ties
- *          with the result, zeros and the product of the non-zero factors);
+ *          with the result, the product of the contributors: prod.h);
  *   pass 2 writes grad_src for each update it owns;
  * then it writes grad_x for its targets. Every gradient element is written
  * by one thread from the same sequence of operations, so the result does not
  * depend on the thread count. Arithmetic is in float for float16, bfloat16
- * and float32 (rounded once into 16-bit types), in double for float64. */
+ * and float32 (rounded once into 16-bit types), in double for float64;
+ * prod's product of the others in double for every dtype (prod.h). */
 #include "cpu/backward/backward.h"
+#include "cpu/backward/prod.h"
 
 /* Per-target statistics of a thread's range, as separate arrays so each
- * reduction touches only what it needs (8 bytes per target, 16 for prod). */
+ * reduction touches only what it needs (8 bytes per target, 32 for prod). */
 typedef struct {
     int64_t *cnt;    /* updates received: sum (include_self=false), mean, prod */
     int64_t *ties;   /* contributors equal to the result: amax, amin */
     int64_t *winner; /* position of the last update: assign */
-    int64_t *zeros;  /* zero contributors: prod */
-    double *pnz;     /* product of the non-zero contributors: prod */
+    sk_bwd_prod *prod; /* the product of the contributors: prod */
     size_t m;        /* entries of each array (the thread's targets, at least 1) */
 } sk_bwd_stats;
 
@@ -47,15 +48,7 @@ SK_INLINE double sk_bwd_share(const sk_plan *p, const sk_bwd_stats *st, int64_t 
     case SK_REDUCE_SUM: return g;
     case SK_REDUCE_MEAN:
         return sk_bwd_round(g / (double)(st->cnt[j] + (p->include_self ? 1 : 0)), dt);
-    case SK_REDUCE_PROD:
-        /* the product of the others, without dividing by zero: a zero among
-         * them makes it 0 times the rest, which is NaN when the rest holds
-         * a NaN or an infinity (as PyTorch's g * result / v gives) */
-        if (v != 0) {
-            double others = sk_bwd_round(st->pnz[j] / v, dt);
-            return sk_bwd_round(g * (st->zeros[j] ? 0.0 * others : others), dt);
-        }
-        return sk_bwd_round(g * (st->zeros[j] == 1 ? st->pnz[j] : 0.0 * st->pnz[j]), dt);
+    case SK_REDUCE_PROD: return sk_bwd_round(sk_bwd_prod_share(&st->prod[j], v, g), dt);
     case SK_REDUCE_AMAX:
     case SK_REDUCE_AMIN:
         return sk_bwd_same(v, result) ? sk_bwd_round(g / (double)st->ties[j], dt) : 0.0;
@@ -74,12 +67,10 @@ SK_INLINE void sk_bwd_visit(const sk_bwd_job *job, sk_bwd_stats *st, const int p
         case SK_REDUCE_NONE: st->winner[j] = seq; break;
         case SK_REDUCE_SUM:
         case SK_REDUCE_MEAN: st->cnt[j]++; break;
-        case SK_REDUCE_PROD: {
-            double v = sk_load_f(src, dt);
+        case SK_REDUCE_PROD:
             st->cnt[j]++;
-            if (v == 0) st->zeros[j]++;
-            else st->pnz[j] = sk_bwd_round(st->pnz[j] * v, dt);
-        } break;
+            sk_bwd_prod_mul(&st->prod[j], sk_load_f(src, dt));
+            break;
         default:
             if (sk_bwd_same(sk_load_f(src, dt), sk_bwd_at(job->w.od, lin, dt))) st->ties[j]++;
             break;
@@ -191,10 +182,9 @@ static void sk_bwd_task(void *arg, int tid, int nthreads) {
         if (st->winner) st->winner[j] = -1;
         if (st->ties)
             st->ties[j] = self && sk_bwd_same(sk_bwd_at(w->xd, t, dt), sk_bwd_at(w->od, t, dt)) ? 1 : 0;
-        if (st->zeros) {
-            double xv = self ? sk_bwd_at(w->xd, t, dt) : 1.0;
-            st->zeros[j] = xv == 0 ? 1 : 0;
-            st->pnz[j] = xv != 0 ? xv : 1.0;
+        if (st->prod) {
+            sk_bwd_prod_init(&st->prod[j]);
+            if (self) sk_bwd_prod_mul(&st->prod[j], sk_bwd_at(w->xd, t, dt));
         }
     }
     sk_bwd_walk_fn walk = sk_bwd_walks[p->dtype];
@@ -236,10 +226,7 @@ static bool sk_bwd_stats_get(sk_bwd_stats *ts, const sk_plan *p, int64_t n, int 
     if (r == SK_REDUCE_AMAX || r == SK_REDUCE_AMIN)
         bad |= !(ts->ties = sk_scratch_get(m * sizeof(int64_t)));
     if (r == SK_REDUCE_NONE) bad |= !(ts->winner = sk_scratch_get(m * sizeof(int64_t)));
-    if (r == SK_REDUCE_PROD) {
-        bad |= !(ts->zeros = sk_scratch_get(m * sizeof(int64_t)));
-        bad |= !(ts->pnz = sk_scratch_get(m * sizeof(double)));
-    }
+    if (r == SK_REDUCE_PROD) bad |= !(ts->prod = sk_scratch_get(m * sizeof(sk_bwd_prod)));
     return !bad;
 }
 
@@ -247,8 +234,7 @@ static void sk_bwd_stats_put(const sk_bwd_stats *ts) {
     sk_scratch_put(ts->cnt, ts->m * sizeof(int64_t));
     sk_scratch_put(ts->ties, ts->m * sizeof(int64_t));
     sk_scratch_put(ts->winner, ts->m * sizeof(int64_t));
-    sk_scratch_put(ts->zeros, ts->m * sizeof(int64_t));
-    sk_scratch_put(ts->pnz, ts->m * sizeof(double));
+    sk_scratch_put(ts->prod, ts->m * sizeof(sk_bwd_prod));
 }
 
 sk_status sk_bwd_run_walk(const sk_bwd_work *w, const sk_exec *e) {

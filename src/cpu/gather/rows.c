@@ -3,6 +3,13 @@
  * index expanded along the last axis): out[r, :] = x[index[r], :]. */
 #include "cpu/gather/gather.h"
 
+/* A step of `stride` elements, in bytes; 0 along a dimension of at most one
+ * element, whose stride may be anything a valid tensor has there (even
+ * INT64_MAX elements: the step is never taken). */
+SK_INLINE ptrdiff_t sk_rows_step(int64_t stride, int64_t size, size_t es) {
+    return size > 1 ? (ptrdiff_t)(stride * (int64_t)es) : 0;
+}
+
 /* The rows come from random places, so the rows SK_ROWS_AHEAD ahead are
  * prefetched into L2 to keep many misses in flight (sk_prefetch_row_l2).
  *
@@ -20,15 +27,16 @@ SK_INLINE void sk_gather_rows_sized(const sk_plan *p, const sk_exec *ex, const s
      * its fields on every row */
     const char *index = IS64 ? (const char *)((const int64_t *)p->index + c->index)
                              : (const char *)((const int32_t *)p->index + c->index);
-    ptrdiff_t istep = (ptrdiff_t)(p->index_stride[r2] * (IS64 ? 8 : 4));
+    ptrdiff_t istep = sk_rows_step(p->index_stride[r2], nrows, IS64 ? 8 : 4);
     const char *target = p->target + (ptrdiff_t)c->target * (ptrdiff_t)ES;
-    ptrdiff_t tstep = (ptrdiff_t)(p->target_stride[r2] * (int64_t)ES);
-    ptrdiff_t vstep = (ptrdiff_t)(p->comp_target_stride[0] * (int64_t)ES);
+    ptrdiff_t tstep = sk_rows_step(p->target_stride[r2], nrows, ES);
+    ptrdiff_t vstep = sk_rows_step(p->comp_target_stride[0], n, ES);
     char *dst = p->dense + (ptrdiff_t)c->dense * (ptrdiff_t)ES;
-    ptrdiff_t dstep = (ptrdiff_t)(p->dense_stride[r2] * (int64_t)ES);
+    ptrdiff_t dstep = sk_rows_step(p->dense_stride[r2], nrows, ES);
     sk_index_mode mode = p->mode;
     enum { AHEAD = SK_ROWS_AHEAD };
-    for (int64_t r = 0; r < nrows; r++, index += istep, target += tstep, dst += dstep) {
+    /* the pointers step to the next row only when there is one */
+    for (int64_t r = 0; r < nrows; index += istep, target += tstep, dst += dstep) {
         if (r + AHEAD < nrows) {
             /* an address only (a bad value's row is never read: prefetches
              * do not fault), so computed in integers */
@@ -37,15 +45,16 @@ SK_INLINE void sk_gather_rows_sized(const sk_plan *p, const sk_exec *ex, const s
             sk_prefetch_row_l2((const void *)q, ROW_BYTES);
         }
         int64_t v = sk_load_index(index, IS64, 0);
-        if (!sk_resolve_index(v, n, mode, &v)) {
+        if (sk_resolve_index(v, n, mode, &v)) {
+            const char *row = target + (ptrdiff_t)v * vstep;
+            if (stream) sk_stream_row(dst, row, ROW_BYTES);
+            else memcpy(dst, row, ROW_BYTES);
+        } else {
             sk_gather_unresolved(p, ex);
             if (sk_gather_failed(ex)) return;
             sk_fill_run(dst, 1, p->fill, len, ES);
-            continue;
         }
-        const char *row = target + (ptrdiff_t)v * vstep;
-        if (stream) sk_stream_row(dst, row, ROW_BYTES);
-        else memcpy(dst, row, ROW_BYTES);
+        if (++r == nrows) break;
     }
 }
 

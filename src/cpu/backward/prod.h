@@ -1,0 +1,87 @@
+/* The gradient of reduce="prod" (docs/CONTRACT.md §7): each contributor of
+ * a target gets grad_out times the product of the other contributors, x's
+ * element among them with include_self. That product is what IEEE
+ * multiplication of those factors gives without rounding in between (0 *
+ * inf and a NaN factor give NaN; signs multiply, those of zeros and
+ * infinities too), rounded once: pass 1 multiplies every contributor into a
+ * target's sk_bwd_prod, pass 2 takes one contributor back out by a single
+ * division. So that the division loses nothing, zeros, infinities and NaNs
+ * are counted apart from the finite non-zero factors (no division by zero,
+ * no inf / inf), and the product of those is a double mantissa and a binary
+ * exponent (no overflow or underflow that the exact product has not). The
+ * arithmetic is in double for every dtype. */
+#ifndef SK_CPU_BACKWARD_PROD_H
+#define SK_CPU_BACKWARD_PROD_H
+
+#include "base/base.h"
+
+#include <math.h>
+#include <stdint.h>
+
+/* A product of factors: m * 2^e times the special ones. Counts saturate at
+ * 2 ("several"): taking one factor out only asks whether others remain. */
+typedef struct {
+    double m;  /* finite, non-zero, |m| in [2^-500, 2^500]; carries every factor's sign */
+    int64_t e;
+    uint8_t zeros, infs, nans;
+} sk_bwd_prod;
+
+SK_INLINE void sk_bwd_prod_init(sk_bwd_prod *p) {
+    p->m = 1.0;
+    p->e = 0;
+    p->zeros = p->infs = p->nans = 0;
+}
+
+SK_INLINE uint8_t sk_bwd_prod_inc(uint8_t c) { return (uint8_t)(c < 2 ? c + 1 : 2); }
+
+/* p times v, or divided by v, for a finite non-zero v. Only exact scalings
+ * by powers of two are added to the plain product, so m rounds as m * v
+ * would, and the renormalization keeps it clear of overflow and subnormals. */
+SK_INLINE void sk_bwd_prod_scale(sk_bwd_prod *p, double v, bool div) {
+    double a = fabs(v);
+    if (!(a >= 0x1p-400 && a <= 0x1p400)) {
+        int k;
+        v = frexp(v, &k);
+        p->e += div ? -k : k;
+    }
+    p->m = div ? p->m / v : p->m * v;
+    a = fabs(p->m);
+    if (a > 0x1p500) p->m *= 0x1p-500, p->e += 500;
+    else if (a < 0x1p-500) p->m *= 0x1p500, p->e -= 500;
+}
+
+/* One more factor v. */
+SK_INLINE void sk_bwd_prod_mul(sk_bwd_prod *p, double v) {
+    if (isnan(v)) {
+        p->nans = sk_bwd_prod_inc(p->nans);
+    } else if (v == 0 || isinf(v)) {
+        if (v == 0) p->zeros = sk_bwd_prod_inc(p->zeros);
+        else p->infs = sk_bwd_prod_inc(p->infs);
+        if (signbit(v)) p->m = -p->m;
+    } else {
+        sk_bwd_prod_scale(p, v, false);
+    }
+}
+
+/* g times the product p of all contributors without one of value v (one
+ * that pass 1 multiplied in), unrounded. */
+SK_INLINE double sk_bwd_prod_share(const sk_bwd_prod *all, double v, double g) {
+    sk_bwd_prod p = *all;
+    if (isnan(v)) {
+        p.nans--;
+    } else if (v == 0 || isinf(v)) {
+        if (v == 0) p.zeros--;
+        else p.infs--;
+        if (signbit(v)) p.m = -p.m;
+    } else {
+        sk_bwd_prod_scale(&p, v, true);
+    }
+    sk_bwd_prod_mul(&p, g);
+    if (p.nans || (p.zeros && p.infs)) return NAN;
+    if (p.zeros) return copysign(0.0, p.m);
+    if (p.infs) return copysign((double)INFINITY, p.m);
+    int64_t e = p.e < -3000 ? -3000 : p.e > 3000 ? 3000 : p.e; /* 0 or inf beyond */
+    return ldexp(p.m, (int)e);
+}
+
+#endif /* SK_CPU_BACKWARD_PROD_H */
