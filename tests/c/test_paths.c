@@ -51,9 +51,9 @@ static const path_case corpus[] = {
     {"elements along the last axis, hot", SCATTER, {8, 64}, {8, 2048}, {8, 2048}, 1, 0, 0, true},
     /* a 1-d index's budget (16 bytes per row) holds no per-key state for a
      * table of more rows: key windows */
-    {"rows into a larger table", INDEX_SCATTER, {20000, 8}, {3000, 0}, {3000, 8}, 0, 0, 0, false},
-    {"rows into a larger table, hot", INDEX_SCATTER, {20000, 8}, {3000, 0}, {3000, 8}, 0, 0, 0, true},
-    {"rows into as many rows", INDEX_SCATTER, {6000, 16}, {6000, 0}, {6000, 16}, 0, 0, 0, false},
+    {"rows into a larger table", INDEX_SCATTER, {6000, 8}, {1100, 0}, {1100, 8}, 0, 0, 0, false},
+    {"rows into a larger table, hot", INDEX_SCATTER, {6000, 8}, {1100, 0}, {1100, 8}, 0, 0, 0, true},
+    {"rows into as many rows", INDEX_SCATTER, {2500, 16}, {2500, 0}, {2500, 16}, 0, 0, 0, false},
 };
 
 static const sk_reduce reduces[] = {SK_REDUCE_NONE, SK_REDUCE_SUM, SK_REDUCE_MEAN,
