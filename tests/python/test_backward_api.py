@@ -8,6 +8,8 @@ PyTorch's gradients where torch defines them, and against scatterkit.torch
 (the same C functions, reached through autograd) for the rest; the
 gradient rules themselves are tested in test_backward.py.
 """
+import math
+
 import numpy as np
 import pytest
 import torch
@@ -390,12 +392,26 @@ def test_gather_type_backward_along_a_long_last_axis(dtype, rng):
     assert torch.equal(t.grad, (torch.arange(100000) < 1024).to(t.dtype))
 
 
+def _exact_product(values):
+    """The exact product (docs/CONTRACT.md section 7): NaN with a NaN or with
+    a zero beside an infinity, else 0 with a zero, else the signed product."""
+    if any(math.isnan(v) for v in values):
+        return math.nan
+    zeros = sum(v == 0 for v in values)
+    infs = sum(math.isinf(v) for v in values)
+    if zeros and infs:
+        return math.nan
+    return 0.0 if zeros else math.prod(values)
+
+
 @pytest.mark.parametrize("bad", [float("nan"), float("inf")])
 @pytest.mark.parametrize("include_self", [True, False])
 def test_prod_backward_zero_beside_nan_or_inf(bad, include_self):
-    """prod: the product of the other contributors is NaN when one of them is
-    0 and another NaN or infinite (PyTorch's g * result / v gives NaN too);
-    with no zero, or with the zero's own gradient, the usual values."""
+    """prod: each contributor's gradient is g times the exact product of the
+    other contributors: NaN when they hold a NaN, or a zero and an infinity;
+    0 when they hold a zero (PyTorch's g * result / v gives NaN there, a
+    documented difference); equal to PyTorch wherever PyTorch gives a
+    number."""
     index = torch.tensor([0, 0, 0, 1, 1, 1, 1])
     x = torch.tensor([bad, 3.0], dtype=F64)
     src = torch.tensor([0.0, 2.0, bad, 0.0, 0.0, 5.0, bad], dtype=F64)
@@ -404,5 +420,17 @@ def test_prod_backward_zero_beside_nan_or_inf(bad, include_self):
     tx, ts = torch_grads(lambda a, b: a.scatter_reduce(0, index, b, "prod",
                                                        include_self=include_self),
                          [x.numpy(), src.numpy()], g.numpy())
-    np.testing.assert_array_equal(gs.numpy(), ts)
-    np.testing.assert_array_equal(gx.numpy(), tx)
+    members = [[j for j in range(7) if index[j] == t] for t in range(2)]
+    want_s = []
+    for j in range(7):
+        t = int(index[j])
+        others = [float(src[k]) for k in members[t] if k != j]
+        want_s.append(_exact_product(others + ([float(x[t])] if include_self else [])))
+    np.testing.assert_array_equal(gs.numpy(), np.array(want_s))
+    finite = ~np.isnan(ts)
+    np.testing.assert_array_equal(gs.numpy()[finite], ts[finite])
+    if include_self:
+        want_x = [_exact_product([float(src[k]) for k in members[t]]) for t in range(2)]
+        np.testing.assert_array_equal(gx.numpy(), np.array(want_x))
+    else:
+        np.testing.assert_array_equal(gx.numpy(), tx)
