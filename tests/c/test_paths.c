@@ -49,6 +49,10 @@ static const path_case corpus[] = {
     {"index_add along the last axis, hot", INDEX_SCATTER, {4, 300}, {3000, 0}, {4, 3000}, 1, 0, 0, true},
     {"deep elements along axis 0", SCATTER, {16, 64}, {2048, 64}, {2048, 64}, 0, 0, 0, false},
     {"elements along the last axis, hot", SCATTER, {8, 64}, {8, 2048}, {8, 2048}, 1, 0, 0, true},
+    /* more rows than a canonical chunk: tiles counts each target's
+     * updates first, and declines the hot case */
+    {"many elements along axis 0", SCATTER, {1024, 256}, {600, 256}, {600, 256}, 0, 0, 0, false},
+    {"many elements along axis 0, hot", SCATTER, {1024, 256}, {600, 256}, {600, 256}, 0, 0, 0, true},
     /* a 1-d index's budget (16 bytes per row) holds no per-key state for a
      * table of more rows: key windows */
     {"rows into a larger table", INDEX_SCATTER, {6000, 8}, {1100, 0}, {1100, 8}, 0, 0, 0, false},
