@@ -66,7 +66,7 @@ SK_INLINE void sk_gather_rows(const sk_plan *p, const sk_exec *ex, const sk_curs
      * aligned: a large out is not read for ownership first (sk_rows_range
      * fences once at the end) */
     bool stream = ex->stream && row_bytes % 16 == 0 &&
-                  (p->dense_stride[r2] * (int64_t)ES) % 16 == 0 &&
+                  sk_rows_step(p->dense_stride[r2], p->shape[r2], ES) % 16 == 0 &&
                   ((uintptr_t)(p->dense + (ptrdiff_t)c->dense * (ptrdiff_t)ES) & 15) == 0;
     switch (row_bytes) {
     case 64: sk_gather_rows_sized(p, ex, c, nrows, ES, IS64, 64, stream); break;
