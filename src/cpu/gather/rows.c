@@ -28,7 +28,9 @@ SK_INLINE void sk_gather_rows_sized(const sk_plan *p, const sk_exec *ex, const s
     const char *index = IS64 ? (const char *)((const int64_t *)p->index + c->index)
                              : (const char *)((const int32_t *)p->index + c->index);
     ptrdiff_t istep = sk_rows_step(p->index_stride[r2], nrows, IS64 ? 8 : 4);
-    const char *target = p->target + (ptrdiff_t)c->target * (ptrdiff_t)ES;
+    /* x's rows as an address in integers: x may have no data at all (a
+     * gathered axis of no elements, where no value resolves) */
+    uintptr_t target = (uintptr_t)p->target + (uintptr_t)((ptrdiff_t)c->target * (ptrdiff_t)ES);
     ptrdiff_t tstep = sk_rows_step(p->target_stride[r2], nrows, ES);
     ptrdiff_t vstep = sk_rows_step(p->comp_target_stride[0], n, ES);
     char *dst = p->dense + (ptrdiff_t)c->dense * (ptrdiff_t)ES;
@@ -36,17 +38,17 @@ SK_INLINE void sk_gather_rows_sized(const sk_plan *p, const sk_exec *ex, const s
     sk_index_mode mode = p->mode;
     enum { AHEAD = SK_ROWS_AHEAD };
     /* the pointers step to the next row only when there is one */
-    for (int64_t r = 0; r < nrows; index += istep, target += tstep, dst += dstep) {
+    for (int64_t r = 0; r < nrows; index += istep, target += (uintptr_t)tstep, dst += dstep) {
         if (r + AHEAD < nrows) {
             /* an address only (a bad value's row is never read: prefetches
              * do not fault), so computed in integers */
-            uintptr_t q = (uintptr_t)target + (uintptr_t)(AHEAD * tstep) +
+            uintptr_t q = target + (uintptr_t)(AHEAD * tstep) +
                           (uintptr_t)sk_load_index(index + AHEAD * istep, IS64, 0) * (uintptr_t)vstep;
             sk_prefetch_row_l2((const void *)q, ROW_BYTES);
         }
         int64_t v = sk_load_index(index, IS64, 0);
         if (sk_resolve_index(v, n, mode, &v)) {
-            const char *row = target + (ptrdiff_t)v * vstep;
+            const char *row = (const char *)(target + (uintptr_t)((ptrdiff_t)v * vstep));
             if (stream) sk_stream_row(dst, row, ROW_BYTES);
             else memcpy(dst, row, ROW_BYTES);
         } else {

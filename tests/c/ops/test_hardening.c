@@ -172,6 +172,29 @@ static void hd_gather_rows_extreme_stride(void) {
         }
 }
 
+/* A row gather from an x with no elements along the gathered axis (no
+ * data: NULL): every index value is out of range, and nothing is written.
+ * (The fuzz target's input that reached the rows kernel this way, forming
+ * an address from x's NULL pointer, is in its seed corpus:
+ * gather-rows-null.) */
+static void hd_gather_rows_empty_axis(void) {
+    float out[3 * 32];
+    int64_t idx[3] = {0, 0, 1}, xs[2] = {0, 32}, xst[2] = {32, 1}, n3[1] = {3}, one[1] = {1},
+            os[2] = {3, 32};
+    for (int i = 0; i < 3 * 32; i++) out[i] = 7.0f;
+    sk_tensor tx = hd_tensor(NULL, SK_DTYPE_FLOAT32, 2, xs, xst);
+    sk_tensor ti = hd_tensor(idx, SK_DTYPE_INT64, 1, n3, one);
+    sk_tensor to = hd_tensor(out, SK_DTYPE_FLOAT32, 2, os, xst);
+    sk_status st = sk_index_select(&tx, &ti, 0, SK_INDEX_MODE_ERROR, NULL, &to, NULL);
+    SKT_CHECK(st == SK_STATUS_INDEX_OUT_OF_RANGE,
+              "hardening: index_select from an empty axis: status %d", (int)st);
+    for (int i = 0; i < 3 * 32; i++)
+        if (out[i] != 7.0f) {
+            skt_fail("hardening: index_select from an empty axis wrote %g at %d", out[i], i);
+            return;
+        }
+}
+
 /* The reference (src/ref), the C tests' and the fuzz target's oracle, was
  * wrong where the library was right: a 0-d x (read shape[0]), an empty out
  * (index values unchecked), select_scatter's index (unchecked), a mask of
@@ -336,6 +359,7 @@ void skt_test_hardening(void) {
     hd_negative_strides();
     hd_scatter_negative_strides();
     hd_gather_rows_extreme_stride();
+    hd_gather_rows_empty_axis();
     hd_ref_gather_select();
     hd_ref_mask_tensor_scatter();
     hd_prod_gradients();
