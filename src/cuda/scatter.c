@@ -183,15 +183,7 @@ sk_status sk_cuda_gather_backward(sk_plan *p, const sk_plan *lin, const sk_index
     sk_status st = sk_cuda_enter(&c, p->op, chk->index->device_id, NULL, opts);
     p->mode = chk->mode;
     if (st == SK_STATUS_OK) st = sk_cuda_validate(&c, chk);
-    /* the CPU's sk_run_gather_backward: a scatter-sum from zero over the
-     * gather's plan, grad_x's row-major offsets as the linear ones; a
-     * position that gather filled read nothing, so it sends nothing back */
-    for (int d = 0; d < p->ndim; d++) p->linear_stride[d] = lin->target_stride[d];
-    for (int k = 0; k < p->ncomp; k++) p->comp_linear_stride[k] = lin->comp_target_stride[k];
-    if (p->mode == SK_INDEX_MODE_FILL) p->mode = SK_INDEX_MODE_DROP;
-    p->fill = NULL;
-    p->reduce = SK_REDUCE_SUM;
-    p->include_self = true;
+    sk_plan_gather_to_backward(p, lin);
     if (st == SK_STATUS_OK) st = sk_cuda_zero(&c, grad_x);
     sk_plan_normalize(p);
     if (st == SK_STATUS_OK) st = sk_cuda_seg_run(&c, p, sk_tensor_numel(grad_x), NULL);

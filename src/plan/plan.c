@@ -59,3 +59,12 @@ void sk_plan_normalize(sk_plan *p) {
     }
     p->ndim = n;
 }
+
+void sk_plan_gather_to_backward(sk_plan *p, const sk_plan *lin) {
+    for (int d = 0; d < p->ndim; d++) p->linear_stride[d] = lin->target_stride[d];
+    for (int k = 0; k < p->ncomp; k++) p->comp_linear_stride[k] = lin->comp_target_stride[k];
+    if (p->mode == SK_INDEX_MODE_FILL) p->mode = SK_INDEX_MODE_DROP;
+    p->fill = NULL;
+    p->reduce = SK_REDUCE_SUM;
+    p->include_self = true;
+}

@@ -50,6 +50,11 @@ void sk_plan_add_dim(sk_plan *p, int64_t size, int64_t dense_stride, int64_t tar
  * stride array at once. Keeps row-major order of the iteration. */
 void sk_plan_normalize(sk_plan *p);
 int64_t sk_plan_numel(const sk_plan *p);
+/* A gather's plan p turned into its backward's: a scatter-sum from zero
+ * into grad_x, whose row-major offsets (lin: the plan of the same gather
+ * over grad_x's row-major layout) become the linear ones; a position that
+ * gather filled read nothing, so it sends nothing back. */
+void sk_plan_gather_to_backward(sk_plan *p, const sk_plan *lin);
 
 /* What a backend needs to check an operator's index values: comp_dim < 0:
  * all values address one axis (axes[0], sizes[0]); otherwise index

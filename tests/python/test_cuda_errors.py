@@ -6,14 +6,9 @@ CuPy results. Skipped, with the reason, without CUDA in the build or a GPU."""
 import pytest
 
 import scatterkit as sk
-from scatterkit import _C
+from helpers_cuda import require_cuda_torch
 
-torch = pytest.importorskip("torch")
-if not _C.HAS_CUDA:
-    pytest.skip("scatterkit was built without CUDA (SCATTERKIT_CUDA=1 pip install .)",
-                allow_module_level=True)
-if not torch.cuda.is_available():
-    pytest.skip("no CUDA device", allow_module_level=True)
+torch = require_cuda_torch()
 
 
 def cpu_message(fn, *args, **kwargs):

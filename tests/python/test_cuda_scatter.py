@@ -11,14 +11,9 @@ the machine no GPU."""
 import pytest
 
 import scatterkit as sk
-from scatterkit import _C
+from helpers_cuda import require_cuda_torch
 
-torch = pytest.importorskip("torch")
-if not _C.HAS_CUDA:
-    pytest.skip("scatterkit was built without CUDA (SCATTERKIT_CUDA=1 pip install .)",
-                allow_module_level=True)
-if not torch.cuda.is_available():
-    pytest.skip("no CUDA device", allow_module_level=True)
+torch = require_cuda_torch()
 
 from test_cuda_ops import DTYPES, assert_bitwise, bits, both, gen  # noqa: E402,F401
 

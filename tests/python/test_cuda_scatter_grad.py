@@ -9,14 +9,9 @@ where the build has no CUDA or the machine no GPU."""
 import pytest
 
 import scatterkit as sk
-from scatterkit import _C
+from helpers_cuda import require_cuda_torch
 
-torch = pytest.importorskip("torch")
-if not _C.HAS_CUDA:
-    pytest.skip("scatterkit was built without CUDA (SCATTERKIT_CUDA=1 pip install .)",
-                allow_module_level=True)
-if not torch.cuda.is_available():
-    pytest.skip("no CUDA device", allow_module_level=True)
+torch = require_cuda_torch()
 
 import scatterkit.torch as skt  # noqa: E402
 from test_cuda_ops import bits, gen  # noqa: E402,F401

@@ -12,13 +12,7 @@ sk_tensor sk_zero_scalar(sk_dtype dtype) {
 
 sk_status sk_run_gather_backward(sk_plan *p, const sk_plan *lin, sk_tensor *grad_x,
                                  const sk_exec *ex) {
-    for (int d = 0; d < p->ndim; d++) p->linear_stride[d] = lin->target_stride[d];
-    for (int k = 0; k < p->ncomp; k++) p->comp_linear_stride[k] = lin->comp_target_stride[k];
-    /* a position that gather filled read nothing, so it sends nothing back */
-    if (p->mode == SK_INDEX_MODE_FILL) p->mode = SK_INDEX_MODE_DROP;
-    p->fill = NULL;
-    p->reduce = SK_REDUCE_SUM;
-    p->include_self = true;
+    sk_plan_gather_to_backward(p, lin);
     sk_exec run = *ex;
     run.out = grad_x;
     run.invalid = NULL;
