@@ -4,37 +4,51 @@
 #   1. nvidia-smi
 #   2. builds the CUDA variant twice, at the same time: the C library with its
 #      tests (cmake -DSK_CUDA=ON) and the Python package (SCATTERKIT_CUDA=1 pip
-#      install --no-build-isolation into build/gpu-venv), for this GPU only
+#      install --no-build-isolation into build/gpu-venv, a venv that sees the
+#      machine's Python packages), for this GPU only
 #   3. C tests on the GPU (ctest: the GPU tester, the CUDA planning, kernel
-#      bodies and the emulated backend, devices)
-#   4. compute-sanitizer memcheck over the small subset of the C GPU tester,
-#      and over a small subset of the Python scatter tests (the segment
-#      kernels: sort, partials, fold, backward)
-#   5. Python GPU tests (tests/python/test_cuda_*.py: data movement, scatter
-#      reductions, backward and autograd, errors) and a few CPU suites
-#      against the CUDA build
-#   6. the GPU benchmark (bench/gpu_bench.py: W1, W7, W9-W12, W2-W6, W8,
+#      bodies, devices; the CPU emulation is left to scripts/test.sh)
+#   4. Python GPU tests (tests/python/test_cuda_*.py: data movement, scatter
+#      reductions, backward and autograd, errors; SK_REQUIRE_CUDA=1 makes a
+#      missing device a failure, not a skip) and a few CPU suites against the
+#      CUDA build
+#   5. the GPU benchmark (bench/gpu_bench.py: W1, W7, W9-W12, W2-W6, W8,
 #      W13, HOT f32/bf16, W2x8 against PyTorch default and deterministic,
 #      copy bandwidth)
-# and prints a summary. Every step runs even when an earlier one fails; the
-# exit status is 1 when any failed. Logs and the benchmark's JSON go to
-# build/gpu-check/ (and to $OUT when set). Meant to finish in under 6 minutes.
+#   6. the CPU benchmark on this machine's cores (bench/bench.py at
+#      $CPU_THREADS threads, default 2,16; skipped with CPU_THREADS=0)
+#   7. compute-sanitizer memcheck over the small subset of the C GPU tester,
+#      and over a small subset of the Python scatter tests (the segment
+#      kernels: sort, partials, fold, backward)
+# and prints a summary. Every step runs, under its own time limit, even when
+# an earlier one fails; the exit status is 1 when any failed. Logs and the
+# benchmarks' JSON go to build/gpu-check/, packed into one gpu-check.tgz in
+# $OUT when set. Meant to finish in under 7 minutes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 LOG=$ROOT/build/gpu-check
 mkdir -p "$LOG"
 JOBS=${JOBS:-$(nproc)}
+BUDGET=${GPU_CHECK_BUDGET:-480} # seconds for the whole run; each step is cut to what is left
 PY=${PYTHON:-python3}
 declare -a SUMMARY
 FAILED=0
 
-step() { # step NAME COMMAND...: runs it, logs it, records PASS/FAIL and seconds
-    local name=$1 t0=$SECONDS rc
-    shift
+step() { # step NAME SECONDS COMMAND...: runs it, logs it, records PASS/FAIL and seconds
+    local name=$1 limit=$2 t0=$SECONDS rc
+    shift 2
+    local left=$((BUDGET - SECONDS - 15)) # what the whole run has left, the archive's time kept
+    [ "$left" -lt "$limit" ] && limit=$left
+    if [ "$limit" -le 0 ]; then
+        SUMMARY+=("$(printf '%-14s %-4s %4ds' "$name" "OUT" 0)") # out of time: counted as failed
+        FAILED=1
+        return 0
+    fi
     printf '\n==== %s ====\n' "$name"
-    "$@" 2>&1 | tee "$LOG/$name.log"
+    timeout --kill-after=10 "$limit" bash -c '"$@"' step "$@" 2>&1 | tee "$LOG/$name.log"
     rc=${PIPESTATUS[0]}
+    [ "$rc" = 124 ] && echo "$name: stopped after its limit of ${limit}s" | tee -a "$LOG/$name.log"
     local verdict=FAIL
     [ "$rc" = 0 ] && verdict=PASS
     [ "$rc" = 77 ] && verdict=SKIP # a tool this machine lacks: said in the log
@@ -56,7 +70,12 @@ build_c() {
 }
 
 build_python() {
-    "$PY" -m venv --system-site-packages build/gpu-venv &&
+    # A venv made from inside another venv would see the base interpreter's
+    # packages, not the machine's torch: a .pth file adds the machine's own.
+    local pkgs
+    pkgs=$("$PY" -c 'import site, sys; print("\n".join(p for p in sys.path if p.endswith("-packages")))') &&
+        "$PY" -m venv --system-site-packages build/gpu-venv &&
+        build/gpu-venv/bin/python -c 'import sys, sysconfig; open(sysconfig.get_paths()["purelib"] + "/machine.pth", "w").write(sys.stdin.read())' <<<"$pkgs" &&
         SCATTERKIT_CUDA=1 build/gpu-venv/bin/python -m pip install -q --no-build-isolation \
             --no-deps -C build-dir=build/gpu-py .
 }
@@ -92,7 +111,7 @@ sanitize_scatter() { # the segment kernels under memcheck: a few small cases
 }
 
 python_tests() {
-    cd /tmp && "$ROOT/build/gpu-venv/bin/python" -m pytest -q -rs -p no:cacheprovider \
+    cd /tmp && SK_REQUIRE_CUDA=1 "$ROOT/build/gpu-venv/bin/python" -m pytest -q -rs -p no:cacheprovider \
         "$ROOT"/tests/python/test_cuda_*.py "$ROOT/tests/python/test_input_kinds.py" \
         "$ROOT/tests/python/test_errors.py"
 }
@@ -102,16 +121,35 @@ bench() {
         --json "$LOG/gpu-bench.json"
 }
 
-step nvidia-smi nvidia-smi
-step build build_both
-step c-tests ctest --test-dir build/gpu-c --output-on-failure -R "cuda|layers.devices"
-step memcheck sanitize
-step memcheck-scatter sanitize_scatter
-step python-tests python_tests
-step benchmark bench
+c_tests() { # on the GPU machine a skipped test (no usable device) is a failure
+    ctest --test-dir build/gpu-c --output-on-failure -R "cuda|layers.devices" -E emulated |
+        tee "$LOG/ctest.out"
+    [ "${PIPESTATUS[0]}" = 0 ] && ! grep -q "(Skipped)" "$LOG/ctest.out"
+}
+
+cpu_bench() {
+    cd /tmp && "$ROOT/build/gpu-venv/bin/python" "$ROOT/bench/bench.py" --threads "$CPU_THREADS" \
+        --reps "${CPU_REPS:-5}" --out "$LOG/cpu-bench"
+}
+
+export -f build_c build_python build_both c_tests sanitize sanitize_scatter python_tests bench cpu_bench
+export ROOT LOG JOBS PY
+CPU_THREADS=${CPU_THREADS:-2,16}
+export CPU_THREADS
+
+step nvidia-smi 30 nvidia-smi
+step build 240 build_both
+step c-tests 90 c_tests
+step python-tests 150 python_tests
+step benchmark 120 bench
+[ "$CPU_THREADS" = 0 ] || step cpu-benchmark 180 cpu_bench
+step memcheck 90 sanitize
+step memcheck-scatter 120 sanitize_scatter
 
 printf '\n==== summary (CUDAARCHS=%s) ====\n' "$CUDAARCHS"
 printf '%s\n' "${SUMMARY[@]}"
 [ -f "$LOG/benchmark.log" ] && grep -E "^(device|id|W[0-9]|HOT)" "$LOG/benchmark.log"
-if [ -n "${OUT:-}" ] && [ -d "${OUT:-}" ]; then cp -r "$LOG" "$OUT/"; fi
+if [ -n "${OUT:-}" ] && [ -d "${OUT:-}" ]; then # at most 8 files come back: one archive
+    tar -C "$(dirname "$LOG")" -czf "$OUT/gpu-check.tgz" "$(basename "$LOG")"
+fi
 exit "$FAILED"
