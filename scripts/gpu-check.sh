@@ -20,7 +20,8 @@
 #   7. compute-sanitizer memcheck over the small subset of the C GPU tester,
 #      and over a small subset of the Python scatter tests (the segment
 #      kernels: sort, partials, fold, backward)
-# and prints a summary. Every step runs, under its own time limit, even when
+# GPU_CHECK_STEPS="build c-tests ..." runs only the steps named (the names
+# of the summary). It prints a summary. Every step runs, under its own time limit, even when
 # an earlier one fails; the exit status is 1 when any failed. Logs and the
 # benchmarks' JSON go to build/gpu-check/, packed into one gpu-check.tgz in
 # $OUT when set. Meant to finish in under 7 minutes.
@@ -38,6 +39,7 @@ FAILED=0
 step() { # step NAME SECONDS COMMAND...: runs it, logs it, records PASS/FAIL and seconds
     local name=$1 limit=$2 t0=$SECONDS rc
     shift 2
+    case " ${GPU_CHECK_STEPS:-$name} " in *" $name "*) ;; *) return 0 ;; esac # not asked for
     local left=$((BUDGET - SECONDS - 15)) # what the whole run has left, the archive's time kept
     [ "$left" -lt "$limit" ] && limit=$left
     if [ "$limit" -le 0 ]; then
@@ -128,8 +130,9 @@ c_tests() { # on the GPU machine a skipped test (no usable device) is a failure
 }
 
 cpu_bench() {
+    # shellcheck disable=SC2086 # CPU_BENCH_ARGS: more arguments, e.g. --only W2,W5
     cd /tmp && "$ROOT/build/gpu-venv/bin/python" "$ROOT/bench/bench.py" --threads "$CPU_THREADS" \
-        --reps "${CPU_REPS:-5}" --out "$LOG/cpu-bench"
+        --reps "${CPU_REPS:-5}" --out "$LOG/cpu-bench" ${CPU_BENCH_ARGS:-}
 }
 
 export -f build_c build_python build_both c_tests sanitize sanitize_scatter python_tests bench cpu_bench

@@ -101,5 +101,10 @@ enum { SK_SEG_AHEAD = 16 };
  * chunks of whole target rows of about SK_INNER_CHUNK_BYTES; the index copy
  * is uint16 where the axis has at most SK_INNER_INDEX16_MAX entries. */
 enum { SK_INNER_MIN_RUN = 1024, SK_INNER_CHUNK_BYTES = 65536, SK_INNER_INDEX16_MAX = 65536 };
+/* Inner axis sums: what one thread with the four-row buffers does in the
+ * time of one thread summing a row at a time, in tenths (docs/PERF-LOG.md,
+ * 2026-11-27: 18). Where the budget holds the buffers for only some of the
+ * threads, they are used only if those threads outrun all of them without. */
+enum { SK_INNER_ROWS4_GAIN_TENTHS = 18 };
 
 #endif /* SK_CPU_TUNING_H */

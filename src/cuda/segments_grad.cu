@@ -11,6 +11,7 @@
 #endif
 #include <stdint.h>
 
+#include "base/prod_grad.h"
 #include "cuda/segments.cuh"
 
 namespace {
@@ -44,8 +45,8 @@ __device__ inline int64_t at(const sk_cuda_seg_grad &g, const sk_cuda_like &t, i
 
 // A target's statistics (walk.c's sk_bwd_stats, for one target).
 struct Stats {
-    int64_t cnt, ties, zeros;
-    double pnz;
+    int64_t cnt, ties;
+    sk_bwd_prod prod;  // prod: every contributor's factor (base/prod_grad.h)
 };
 
 // sk_bwd_share: the gradient share of a contributor of value v.
@@ -55,12 +56,7 @@ __device__ inline double share(int red, bool self, const Stats &st, double v, do
     switch (red) {
     case SK_CUDA_SUM: return g;
     case SK_CUDA_MEAN: return rnd<DT>(g / (double)(st.cnt + (self ? 1 : 0)));
-    case SK_CUDA_PROD:
-        if (v != 0) {
-            double others = rnd<DT>(st.pnz / v);
-            return rnd<DT>(g * (st.zeros ? 0.0 * others : others));
-        }
-        return rnd<DT>(g * (st.zeros == 1 ? st.pnz : 0.0 * st.pnz));
+    case SK_CUDA_PROD: return rnd<DT>(sk_bwd_prod_share(&st.prod, v, g));
     case SK_CUDA_AMAX:
     case SK_CUDA_AMIN: return same(v, result) ? rnd<DT>(g / (double)st.ties) : 0.0;
     default: return 0.0;
@@ -73,17 +69,16 @@ template <typename K, int DT>
 __device__ inline Stats gather_stats(const sk_cuda_seg &s, const K *rows, int64_t b, int64_t e,
                                      int64_t j, double xv, double res) {
     bool self = s.include_self;
-    Stats st = {e - b, self && same(xv, res) ? 1 : 0, 0, 1.0};
-    if (s.reduce == SK_CUDA_PROD && self) {
-        st.zeros = xv == 0 ? 1 : 0;
-        st.pnz = xv != 0 ? xv : 1.0;
-    }
+    Stats st;
+    st.cnt = e - b;
+    st.ties = self && same(xv, res) ? 1 : 0;
+    sk_bwd_prod_init(&st.prod);
+    if (s.reduce == SK_CUDA_PROD && self) sk_bwd_prod_mul(&st.prod, xv);
     if (s.reduce != SK_CUDA_PROD && s.reduce != SK_CUDA_AMAX && s.reduce != SK_CUDA_AMIN) return st;
     for (int64_t i = b; i < e; i++) {
         double v = ld<DT>(s.src, src_of(s, (int64_t)rows[i]) + j * s.row_dense);
         if (s.reduce != SK_CUDA_PROD) st.ties += same(v, res) ? 1 : 0;
-        else if (v == 0) st.zeros++;
-        else st.pnz = rnd<DT>(st.pnz * v);
+        else sk_bwd_prod_mul(&st.prod, v);
     }
     return st;
 }

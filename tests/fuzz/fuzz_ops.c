@@ -133,7 +133,7 @@ static uint64_t fz_bits(const unsigned char *at, size_t es, bool *neg) {
 }
 
 /* reduce="prod"'s gradient, g times the product of the other contributors,
- * comes from the library by one division (src/cpu/backward/prod.h) and
+ * comes from the library by one division (src/base/prod_grad.h) and
  * from the reference by multiplication, both exact but for double rounding
  * errors (at most 129 factors here) until rounded once into the dtype: where
  * both are finite they may differ by one unit in the last place (float64:

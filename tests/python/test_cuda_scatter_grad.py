@@ -101,7 +101,10 @@ def test_autograd_on_cuda(reduce, gen):
     rows0 = torch.randint(0, 5, (5, 4), generator=gen)
     grads = []
     for device in ("cpu", "cuda"):
-        x, src = x0.to(device).requires_grad_(), src0.to(device).requires_grad_()
+        # copies: x0.to("cpu") would be x0 itself, and its requires_grad
+        # would make the CUDA copies non-leaves without a .grad
+        x = x0.to(device, copy=True).requires_grad_()
+        src = src0.to(device, copy=True).requires_grad_()
         out = skt.index_scatter(x, idx0.to(device), src, 0, reduce=reduce)
         feat = skt.gather(out, rows0.to(device), 0)
         (feat * torch.arange(20.0, device=device).reshape(5, 4)).sum().backward()

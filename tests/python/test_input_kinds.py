@@ -254,8 +254,13 @@ def _zero_d_sources():
     """(name, make) of float32 0-d sources that are neither NumPy nor torch."""
     srcs = [("dlpack_only", lambda: DLPackOnly(torch.tensor(3.0)))]
     try:
+        import jax
         import jax.numpy as jnp
-        srcs.append(("jax", lambda: jnp.asarray(3.0, dtype=jnp.float32)))
+
+        # On the CPU: where jax has a GPU its arrays start there, and a CUDA
+        # source with a CPU x is refused (CONTRACT §6: one device per call).
+        cpu = jax.devices("cpu")[0]
+        srcs.append(("jax", lambda: jax.device_put(jnp.asarray(3.0, dtype=jnp.float32), cpu)))
     except ImportError:  # jax is optional
         pass
     return srcs

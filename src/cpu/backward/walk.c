@@ -10,7 +10,7 @@
  * and float32 (rounded once into 16-bit types), in double for float64;
  * prod's product of the others in double for every dtype (prod.h). */
 #include "cpu/backward/backward.h"
-#include "cpu/backward/prod.h"
+#include "base/prod_grad.h"
 
 /* Per-target statistics of a thread's range, as separate arrays so each
  * reduction touches only what it needs (8 bytes per target, 32 for prod). */

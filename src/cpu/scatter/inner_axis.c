@@ -106,6 +106,12 @@ typedef struct {
     size_t index_bytes, rows_bytes, half_bytes;
 } sk_inner_layout;
 
+/* How many of nt threads get a buffer of `one` bytes within `avail`. */
+static int sk_inner_threads_within(size_t avail, size_t one, int nt) {
+    size_t most = one ? avail / one : (size_t)nt;
+    return most < (size_t)nt ? (int)most : nt;
+}
+
 static bool sk_inner_layout_of(const sk_plan *p, const sk_exec *ex, sk_inner_layout *l) {
     memset(l, 0, sizeof *l);
     int64_t fused = sk_inner_fused_chunk(p, ex);
@@ -120,23 +126,29 @@ static bool sk_inner_layout_of(const sk_plan *p, const sk_exec *ex, sk_inner_lay
                p->dtype != SK_DTYPE_BOOL;
     l->small = l->inner && n <= SK_INNER_INDEX16_MAX;
     if (one_d) l->index_bytes = (size_t)ilen * (l->small ? sizeof(uint16_t) : sizeof(int32_t));
-    /* the four-row buffers are per thread: fewer threads (at least two)
-     * rather than a slower kernel where the budget cannot hold them all */
-    size_t four_one = 4u * sizeof(float) * (size_t)n;
+    /* the buffers are per thread: where the budget holds them for fewer
+     * threads than asked for, fewer threads with them or all without,
+     * whichever sums faster (SK_INNER_ROWS4_GAIN_TENTHS) */
+    size_t avail = l->index_bytes < budget ? budget - l->index_bytes : 0;
+    size_t four_one = 4u * sizeof(float) * (size_t)n, row_one = (size_t)n * sizeof(float);
     bool four_shape = SK_HAVE_ROWS4 && l->inner && p->shape[0] >= 4 &&
                       p->comp_target_stride[0] == 1 && p->linear_stride[0] == n;
-    if (four_shape && l->index_bytes < budget) {
-        size_t most = (budget - l->index_bytes) / four_one;
-        if (most >= 2 && (size_t)l->nt > most) l->nt = (int)most;
-    }
-    size_t four = (size_t)l->nt * four_one, row = (size_t)l->nt * (size_t)n * sizeof(float);
-    bool four_fits = four_shape && l->index_bytes + four <= budget;
-    if (SK_IS_HALF(p->dtype) && p->reduce != SK_REDUCE_NONE) {
-        if (four_fits) l->rows_bytes = four;
-        else if (l->inner && l->index_bytes + row <= budget) l->half_bytes = row;
-        else return false; /* 16-bit sums need a float32 row: owner-computes */
-    } else if (p->dtype == SK_DTYPE_FLOAT32 && four_fits) {
-        l->rows_bytes = four;
+    int four_nt = sk_inner_threads_within(avail, four_one, l->nt);
+    int row_nt = sk_inner_threads_within(avail, row_one, l->nt); /* float32 rows of 16-bit sums */
+    bool half = SK_IS_HALF(p->dtype) && p->reduce != SK_REDUCE_NONE;
+    int plain_nt = half ? (l->inner ? row_nt : 0) : l->nt; /* threads without the buffers */
+    int cpus = sk_usable_cpu_count(); /* threads beyond the CPUs add no speed */
+    int four_run = four_nt < cpus ? four_nt : cpus, plain_run = plain_nt < cpus ? plain_nt : cpus;
+    bool four = four_shape && (half || p->dtype == SK_DTYPE_FLOAT32) &&
+                (four_nt == l->nt || (four_nt >= 2 && four_run * SK_INNER_ROWS4_GAIN_TENTHS >=
+                                                          plain_run * 10));
+    if (four) {
+        l->nt = four_nt;
+        l->rows_bytes = (size_t)four_nt * four_one;
+    } else if (half) {
+        if (plain_nt < 1) return false; /* 16-bit sums need a float32 row: owner-computes */
+        l->nt = plain_nt;
+        l->half_bytes = (size_t)plain_nt * row_one;
     }
     /* with the four-row buffers the chunks are whole groups of four rows */
     l->chunk = l->rows_bytes ? (fused / n + 3) / 4 * 4 * n : fused;

@@ -11,6 +11,9 @@
  * chunk in order), whichever thread runs which chunk. */
 #include "cpu/scatter/segments.h"
 
+#include <stdatomic.h>
+#include <stdlib.h>
+
 static void sk_stage_place(void *arg, int tid, int64_t chunk, int64_t i0, int64_t i1) {
     const sk_seg_job *job = arg;
     (void)tid;
@@ -44,11 +47,29 @@ void sk_seg_stage(sk_seg_job *job, int nthreads) {
 
 /* ---- direct: positions by group ---- */
 
+/* The most groups of segments_direct: SK_SEG_DIRECT_MAX_GROUPS, or
+ * SCATTERKIT_SEG_DIRECT_GROUPS (a tuning override for measuring the two
+ * engines against each other on a machine: both give the same bits). */
+static int sk_seg_direct_max_groups(void) {
+    static atomic_int cached = -1;
+    int v = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (v >= 0) return v;
+    const char *env = getenv("SCATTERKIT_SEG_DIRECT_GROUPS");
+    v = SK_SEG_DIRECT_MAX_GROUPS;
+    if (env && *env) {
+        char *end;
+        long e = strtol(env, &end, 10);
+        if (*end == '\0' && e >= 0) v = e > SK_MAX_THREADS ? SK_MAX_THREADS : (int)e;
+    }
+    atomic_store_explicit(&cached, v, memory_order_relaxed);
+    return v;
+}
+
 bool sk_seg_direct_suits(sk_seg_job *job, const sk_exec *ex) {
     int groups = sk_seg_threads(job, ex), cpus = sk_usable_cpu_count();
     if (groups > cpus) groups = cpus;
     if (job->src_col != 1 || job->stage_row < SK_SEG_DIRECT_MIN_ROW_BYTES ||
-        groups > SK_SEG_DIRECT_MAX_GROUPS)
+        groups > sk_seg_direct_max_groups())
         return false;
     job->direct = true;
     job->ngroups = groups;

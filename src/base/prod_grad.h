@@ -9,14 +9,23 @@
  * are counted apart from the finite non-zero factors (no division by zero,
  * no inf / inf), and the product of those is a double mantissa and a binary
  * exponent (no overflow or underflow that the exact product has not). The
- * arithmetic is in double for every dtype. */
-#ifndef SK_CPU_BACKWARD_PROD_H
-#define SK_CPU_BACKWARD_PROD_H
-
-#include "base/base.h"
+ * arithmetic is in double for every dtype.
+ *
+ * Shared by the CPU backward (src/cpu/backward/walk.c) and the CUDA one
+ * (src/cuda/segments_grad.cu), so that both give the same bits: plain C that
+ * also compiles as C++ and as CUDA device code, with nothing else included. */
+#ifndef SK_BASE_PROD_GRAD_H
+#define SK_BASE_PROD_GRAD_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
+
+#if defined(__CUDACC__)
+#define SK_PROD_FN static inline __host__ __device__
+#else
+#define SK_PROD_FN static inline
+#endif
 
 /* A product of factors: m * 2^e times the special ones. Counts saturate at
  * 2 ("several"): taking one factor out only asks whether others remain. */
@@ -26,18 +35,18 @@ typedef struct {
     uint8_t zeros, infs, nans;
 } sk_bwd_prod;
 
-SK_INLINE void sk_bwd_prod_init(sk_bwd_prod *p) {
+SK_PROD_FN void sk_bwd_prod_init(sk_bwd_prod *p) {
     p->m = 1.0;
     p->e = 0;
     p->zeros = p->infs = p->nans = 0;
 }
 
-SK_INLINE uint8_t sk_bwd_prod_inc(uint8_t c) { return (uint8_t)(c < 2 ? c + 1 : 2); }
+SK_PROD_FN uint8_t sk_bwd_prod_inc(uint8_t c) { return (uint8_t)(c < 2 ? c + 1 : 2); }
 
 /* p times v, or divided by v, for a finite non-zero v. Only exact scalings
  * by powers of two are added to the plain product, so m rounds as m * v
  * would, and the renormalization keeps it clear of overflow and subnormals. */
-SK_INLINE void sk_bwd_prod_scale(sk_bwd_prod *p, double v, bool div) {
+SK_PROD_FN void sk_bwd_prod_scale(sk_bwd_prod *p, double v, bool div) {
     double a = fabs(v);
     if (!(a >= 0x1p-400 && a <= 0x1p400)) {
         int k;
@@ -51,7 +60,7 @@ SK_INLINE void sk_bwd_prod_scale(sk_bwd_prod *p, double v, bool div) {
 }
 
 /* One more factor v. */
-SK_INLINE void sk_bwd_prod_mul(sk_bwd_prod *p, double v) {
+SK_PROD_FN void sk_bwd_prod_mul(sk_bwd_prod *p, double v) {
     if (isnan(v)) {
         p->nans = sk_bwd_prod_inc(p->nans);
     } else if (v == 0 || isinf(v)) {
@@ -65,7 +74,7 @@ SK_INLINE void sk_bwd_prod_mul(sk_bwd_prod *p, double v) {
 
 /* g times the product p of all contributors without one of value v (one
  * that pass 1 multiplied in), unrounded. */
-SK_INLINE double sk_bwd_prod_share(const sk_bwd_prod *all, double v, double g) {
+SK_PROD_FN double sk_bwd_prod_share(const sk_bwd_prod *all, double v, double g) {
     sk_bwd_prod p = *all;
     if (isnan(v)) {
         p.nans--;
@@ -84,4 +93,4 @@ SK_INLINE double sk_bwd_prod_share(const sk_bwd_prod *all, double v, double g) {
     return ldexp(p.m, (int)e);
 }
 
-#endif /* SK_CPU_BACKWARD_PROD_H */
+#endif /* SK_BASE_PROD_GRAD_H */
