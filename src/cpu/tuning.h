@@ -80,14 +80,15 @@ enum { SK_SEG_MIN_ROWS = 1 << 13 };
 enum { SK_SEG_SORT_ROWS = 1 << 14, SK_SEG_SORT_CHUNKS = 256, SK_SEG_BUCKETS = 4096 };
 enum { SK_SEG_BUCKET_BYTES = 256 << 10, SK_SEG_BUCKETS_PER_THREAD = 4 };
 /* Segments, direct: rows of at least SK_SEG_DIRECT_MIN_ROW_BYTES read from
- * src by the fold rather than staged, where at most SK_SEG_DIRECT_MAX_GROUPS
- * threads run at once; each group (a thread's range of buckets) is made of
- * SK_SEG_DIRECT_BUCKETS buckets at least, so the groups come out even. A
- * group reads 1/ngroups of src's rows spread over all of it, and the
- * hardware prefetcher pulls most lines of src into each group's pass, so the
- * traffic grows with the groups: staging (one more write and read of the
- * rows) wins beyond a few (docs/PERF-LOG.md). */
-enum { SK_SEG_DIRECT_MIN_ROW_BYTES = 64, SK_SEG_DIRECT_MAX_GROUPS = 4, SK_SEG_DIRECT_BUCKETS = 64 };
+ * src by the fold rather than staged; each group (a thread's range of
+ * buckets) is made of SK_SEG_DIRECT_BUCKETS buckets at least, so the groups
+ * come out even. A group reads 1/ngroups of src's rows spread over all of
+ * it, so the traffic could grow with the groups; on a 16-core machine it did
+ * not outgrow staging's extra write and read of every row: at 16 groups
+ * direct took half the time (docs/PERF-LOG.md, 2026-11-27), so the groups
+ * are not capped below the thread limit (SCATTERKIT_SEG_DIRECT_GROUPS, a
+ * tuning override, caps them: 0 stages every row). */
+enum { SK_SEG_DIRECT_MIN_ROW_BYTES = 64, SK_SEG_DIRECT_MAX_GROUPS = SK_MAX_THREADS, SK_SEG_DIRECT_BUCKETS = 64 };
 /* Segments: windows of at least this many rows, and key windows of more
  * than this many keys (fewer: owner_chunks). */
 enum { SK_SEG_LEAST_WINDOW = 1024 };

@@ -115,6 +115,30 @@ def test_inner_axis_with_repeated_values_is_canonical():
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("threads", [1, 2, 7])
+@pytest.mark.parametrize("hits", [256, 257, 400])
+def test_inner_axis_hot_target_spread_over_the_index(threads, hits):
+    """A target hit `hits` times, spread evenly over a long shared index:
+    every part of the index counted alone stays under a chunk, the whole
+    does not (from 257): the parts' counts must be added up."""
+    rng = np.random.default_rng(hits)
+    n, length = 2000, 40000  # about 20 updates per other target
+    idx = rng.integers(4, n, length)
+    idx[np.linspace(0, length - 1, hits).astype(np.int64)] = 3
+    upd = rng.standard_normal((3, length)).astype(np.float32)
+    x = rng.standard_normal((3, n)).astype(np.float32)
+    want = reference_index_add(x.T.copy(), idx, upd.T.copy()).T
+    before = sk.get_num_threads()
+    sk.set_num_threads(threads)
+    try:
+        got = sk.index_scatter(x, idx, upd, 1, reduce="sum")
+        if hits == 256:  # the shared-index path takes it at once (it declines above 256)
+            assert sk.last_kernel() == "cpu/scatter/inner_axis"
+    finally:
+        sk.set_num_threads(before)
+    np.testing.assert_array_equal(got, want)
+
+
 def test_gather_backward_sums_are_canonical():
     """grad_x of a gather is a scatter-sum of grad_out: the same order."""
     torch = pytest.importorskip("torch")

@@ -10,6 +10,8 @@
 #include "cpu/scatter/inner_axis.h"
 #include "cpu/scatter/reduce.h"
 
+#include <stdatomic.h>
+
 static int64_t sk_inner_axis_chunk(const sk_plan *p, const sk_tensor *out) {
     int d = p->ndim - 1;
     if (p->ncomp != 1 || p->ndim < 1 || p->linear_stride[d] != 0 || p->index_stride[d] == 0 ||
@@ -155,15 +157,77 @@ static bool sk_inner_layout_of(const sk_plan *p, const sk_exec *ex, sk_inner_lay
     return true;
 }
 
-/* The index as uint16 (small) or int32, negatives wrapped. */
-static void sk_inner_copy_index(const sk_plan *p, void *to, bool small) {
-    const int64_t *ix = p->index;
-    int64_t n = p->comp_size[0], ilen = p->shape[p->ndim - 1];
-    for (int64_t j = 0; j < ilen; j++) {
+/* The index copy (uint16 where small, else int32, negatives wrapped) and,
+ * where the canonical order asks (counts != NULL), whether a target gets
+ * more than SK_CANONICAL_CHUNK updates: each chunk of the index counts into
+ * its own saturating uint16 histogram, then each chunk of targets adds up
+ * the histograms. Both passes run on every thread: a serial count was the
+ * largest serial part at 16 threads. */
+typedef struct {
+    const sk_plan *p;
+    void *copy;
+    bool small;
+    uint16_t *counts; /* nchunks histograms of n targets, or NULL */
+    int64_t nchunks, n, rows; /* rows: plan rows that share a target row */
+    atomic_bool over;
+} sk_inner_prep;
+
+static void sk_inner_prep_index(void *arg, int tid, int64_t chunk, int64_t j0, int64_t j1) {
+    sk_inner_prep *pr = arg;
+    (void)tid;
+    const int64_t *ix = pr->p->index;
+    const int64_t n = pr->n;
+    uint16_t *h = pr->counts ? pr->counts + chunk * n : NULL;
+    if (h) memset(h, 0, (size_t)n * sizeof(uint16_t));
+    for (int64_t j = j0; j < j1; j++) {
         int64_t v = ix[j] < 0 ? ix[j] + n : ix[j];
-        if (small) ((uint16_t *)to)[j] = (uint16_t)v;
-        else ((int32_t *)to)[j] = (int32_t)v;
+        if (pr->small) ((uint16_t *)pr->copy)[j] = (uint16_t)v;
+        else ((int32_t *)pr->copy)[j] = (int32_t)v;
+        if (h && h[v] <= SK_CANONICAL_CHUNK) h[v]++;
     }
+}
+
+static void sk_inner_prep_merge(void *arg, int tid, int64_t chunk, int64_t k0, int64_t k1) {
+    sk_inner_prep *pr = arg;
+    (void)tid, (void)chunk;
+    for (int64_t k = k0; k < k1; k++) {
+        int64_t total = 0;
+        for (int64_t c = 0; c < pr->nchunks; c++) total += pr->counts[c * pr->n + k];
+        if (total * pr->rows > SK_CANONICAL_CHUNK) {
+            atomic_store_explicit(&pr->over, true, memory_order_relaxed);
+            return;
+        }
+    }
+}
+
+/* The index copied into `to`; false where the canonical order asks for
+ * the check (check) and a target gets more than SK_CANONICAL_CHUNK
+ * updates, or the histograms' scratch is not there. The histograms take
+ * what the path's scratch left of the budget (`room`), one at least. */
+static bool sk_inner_copy_index(const sk_plan *p, void *to, bool small, bool check, int nt,
+                                size_t room) {
+    sk_inner_prep pr = {.p = p, .copy = to, .small = small, .n = p->comp_size[0], .rows = 1};
+    int64_t ilen = p->shape[p->ndim - 1];
+    int cpus = sk_usable_cpu_count();
+    pr.nchunks = nt < cpus ? nt : cpus;
+    if (pr.nchunks > ilen / 4096 + 1) pr.nchunks = ilen / 4096 + 1; /* 4096 updates each at least */
+    int64_t fit = (int64_t)(room / ((size_t)pr.n * sizeof(uint16_t)));
+    if (pr.nchunks > fit) pr.nchunks = fit > 1 ? fit : 1;
+    atomic_init(&pr.over, false);
+    size_t bytes = 0;
+    if (check) {
+        for (int d = 0; d < p->ndim - 1; d++)
+            if (p->linear_stride[d] == 0) pr.rows *= p->shape[d];
+        if (pr.rows > SK_CANONICAL_CHUNK) return false;
+        bytes = (size_t)(pr.nchunks * pr.n) * sizeof(uint16_t);
+        if (!(pr.counts = sk_scratch_get(bytes))) return false;
+    }
+    sk_parallel_chunks(nt, ilen, pr.nchunks, sk_inner_prep_index, &pr);
+    if (check) {
+        sk_parallel_chunks(nt, pr.n, pr.nchunks, sk_inner_prep_merge, &pr);
+        sk_scratch_put(pr.counts, bytes);
+    }
+    return !atomic_load(&pr.over);
 }
 
 static bool sk_inner_axis_applies(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
@@ -198,9 +262,11 @@ static bool sk_inner_serial_is_canonical(const sk_plan *p) {
 
 static sk_status sk_inner_axis_run(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
                                    void *scratch) {
-    if (sk_scatter_needs_chunks(p) && !sk_inner_serial_is_canonical(p)) return SK_PATH_DECLINED;
     sk_inner_layout l;
     sk_inner_layout_of(p, ex, &l);
+    bool check = sk_scatter_needs_chunks(p);
+    /* without the index copy, the generic count (with the copy: its pass) */
+    if (check && !l.index_bytes && !sk_inner_serial_is_canonical(p)) return SK_PATH_DECLINED;
     sk_inner_job job;
     memset(&job, 0, sizeof job);
     job.p = p;
@@ -214,7 +280,10 @@ static sk_status sk_inner_axis_run(const sk_plan *p, const sk_exec *ex, const sk
     sk_plan narrow; /* the generic walk reading the int32 copy of the index */
     if (l.index_bytes) {
         void *copy = sk_scratch_carve(&at, l.index_bytes);
-        sk_inner_copy_index(p, copy, l.small);
+        size_t budget = (size_t)SK_SCRATCH_BYTES_PER_INDEX * (size_t)p->shape[p->ndim - 1];
+        size_t used = l.index_bytes + l.rows_bytes + l.half_bytes;
+        if (!sk_inner_copy_index(p, copy, l.small, check, l.nt, budget > used ? budget - used : 0))
+            return SK_PATH_DECLINED;
         if (l.inner) {
             job.inner_index = copy;
             job.inner_index16 = l.small;
