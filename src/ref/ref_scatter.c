@@ -87,6 +87,9 @@ sk_status ref_list_scatter_nd(const sk_tensor *x, const sk_tensor *index,
     sk_status st = SK_STATUS_OK;
     int64_t n = ref_numel(updates->ndim, updates->shape), p[SK_MAX_DIMS], ic[SK_MAX_DIMS],
             t[SK_MAX_DIMS];
+    /* every index value, also where x.shape[k:] has no elements (no update
+     * is written then, but an index out of range is still an error) */
+    st = ref_check_index_values(index, qn, x->shape, mode);
     /* updates = index.shape[:-1] + x.shape[k:] */
     for (int64_t i = 0; i < n && st == SK_STATUS_OK; i++) {
         ref_unravel(i, updates->ndim, updates->shape, p);

@@ -225,6 +225,29 @@ static void hd_ref_gather_select(void) {
               "of 3: status %d", (int)st);
 }
 
+/* scatter_nd into an x whose trailing axes hold nothing (x [2, 2, 0],
+ * index [4, 2] with one tuple out of range): no update is written, but the
+ * index is still checked. The reference skipped the check where updates
+ * had no elements (fuzz run 3); the library and the reference must both
+ * refuse, forward and backward, and write nothing. */
+static void hd_scatter_nd_empty_rows(void) {
+    int64_t idx[8] = {-2, -2, -2, -2, -2, -2, -3, -4}, xs[3] = {2, 2, 0}, xst[3] = {0, 0, 1},
+            is[2] = {4, 2}, ist[2] = {2, 1}, us[2] = {4, 0}, ust[2] = {0, 1};
+    sk_tensor x = hd_tensor(NULL, SK_DTYPE_INT64, 3, xs, xst);
+    sk_tensor ix = hd_tensor(idx, SK_DTYPE_INT64, 2, is, ist);
+    sk_tensor u = hd_tensor(NULL, SK_DTYPE_INT64, 2, us, ust);
+    for (int ref = 0; ref < 2; ref++) {
+        sk_tensor out = hd_tensor(NULL, SK_DTYPE_INT64, 3, xs, xst);
+        sk_status st = ref ? skref_scatter_nd(&x, &ix, &u, SK_REDUCE_MEAN, SK_INDEX_MODE_ERROR,
+                                              &out, NULL)
+                           : sk_scatter_nd(&x, &ix, &u, SK_REDUCE_MEAN, SK_INDEX_MODE_ERROR, &out,
+                                           NULL);
+        SKT_CHECK(st == SK_STATUS_INDEX_OUT_OF_RANGE,
+                  "hardening: %s scatter_nd, index -3 of 2 into empty rows: status %d",
+                  ref ? "reference" : "library", (int)st);
+    }
+}
+
 static void hd_ref_mask_tensor_scatter(void) {
     float x3[3] = {1, 2, 3}, cache[4] = {0, 0, 0, 0}, upd[2] = {7, 8}, lib[4], ref[4];
     uint8_t m[6] = {1, 0, 1, 1, 1, 0};
@@ -362,5 +385,6 @@ void skt_test_hardening(void) {
     hd_gather_rows_empty_axis();
     hd_ref_gather_select();
     hd_ref_mask_tensor_scatter();
+    hd_scatter_nd_empty_rows();
     hd_prod_gradients();
 }
