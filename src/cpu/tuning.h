@@ -107,5 +107,10 @@ enum { SK_INNER_MIN_RUN = 1024, SK_INNER_CHUNK_BYTES = 65536, SK_INNER_INDEX16_M
  * 2026-11-27: 18). Where the budget holds the buffers for only some of the
  * threads, they are used only if those threads outrun all of them without. */
 enum { SK_INNER_ROWS4_GAIN_TENTHS = 18 };
+/* Inner axis: the index copy and its count run on every thread from this
+ * many index entries; below, in the calling thread (W6's 65536 take about
+ * 0.1 ms there, and each parallel region more than that on a busy
+ * many-core machine: docs/PERF-LOG.md, 2026-11-27). */
+enum { SK_INNER_PARALLEL_PREP_MIN = 1 << 20 };
 
 #endif /* SK_CPU_TUNING_H */

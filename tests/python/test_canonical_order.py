@@ -118,16 +118,21 @@ def test_inner_axis_with_repeated_values_is_canonical():
 @pytest.mark.parametrize("threads", [1, 2, 7])
 @pytest.mark.parametrize("hits", [256, 257, 400])
 def test_inner_axis_hot_target_spread_over_the_index(threads, hits):
-    """A target hit `hits` times, spread evenly over a long shared index:
-    every part of the index counted alone stays under a chunk, the whole
-    does not (from 257): the parts' counts must be added up."""
+    """A target hit `hits` times, spread evenly over a shared index long
+    enough to be counted on several threads (2**20 entries and more): every
+    part of the index counted alone stays under a chunk, the whole does not
+    (from 257), so the parts' counts must be added up."""
     rng = np.random.default_rng(hits)
-    n, length = 2000, 40000  # about 20 updates per other target
+    n, length = 20000, (1 << 20) + 1000  # about 50 updates per other target
     idx = rng.integers(4, n, length)
-    idx[np.linspace(0, length - 1, hits).astype(np.int64)] = 3
-    upd = rng.standard_normal((3, length)).astype(np.float32)
-    x = rng.standard_normal((3, n)).astype(np.float32)
-    want = reference_index_add(x.T.copy(), idx, upd.T.copy()).T
+    hot = np.linspace(0, length - 1, hits).astype(np.int64)
+    idx[hot] = 3
+    upd = rng.standard_normal((2, length)).astype(np.float32)
+    x = rng.standard_normal((2, n)).astype(np.float32)
+    want = x.copy()
+    np.add.at(want, (slice(None), idx), upd)  # in index order: the canonical fold up to 256
+    for r in range(2):
+        want[r, 3] = canonical_fold(x[r, 3], upd[r, hot])
     before = sk.get_num_threads()
     sk.set_num_threads(threads)
     try:

@@ -161,8 +161,9 @@ static bool sk_inner_layout_of(const sk_plan *p, const sk_exec *ex, sk_inner_lay
  * where the canonical order asks (counts != NULL), whether a target gets
  * more than SK_CANONICAL_CHUNK updates: each chunk of the index counts into
  * its own saturating uint16 histogram, then each chunk of targets adds up
- * the histograms. Both passes run on every thread: a serial count was the
- * largest serial part at 16 threads. */
+ * the histograms. Both passes run on every thread for a long index
+ * (SK_INNER_PARALLEL_PREP_MIN), where a serial count would be the largest
+ * serial part at 16 threads. */
 typedef struct {
     const sk_plan *p;
     void *copy;
@@ -210,7 +211,7 @@ static bool sk_inner_copy_index(const sk_plan *p, void *to, bool small, bool che
     int64_t ilen = p->shape[p->ndim - 1];
     int cpus = sk_usable_cpu_count();
     pr.nchunks = nt < cpus ? nt : cpus;
-    if (pr.nchunks > ilen / 4096 + 1) pr.nchunks = ilen / 4096 + 1; /* 4096 updates each at least */
+    if (ilen < SK_INNER_PARALLEL_PREP_MIN) pr.nchunks = 1; /* in this thread */
     int64_t fit = (int64_t)(room / ((size_t)pr.n * sizeof(uint16_t)));
     if (pr.nchunks > fit) pr.nchunks = fit > 1 ? fit : 1;
     atomic_init(&pr.over, false);
