@@ -14,6 +14,10 @@ typedef struct sk_exec {
     int64_t index_numel;   /* elements of the caller's index: sets the scratch budget */
     bool stream;           /* out is far larger than the caches: stream its stores */
     bool past_l2;          /* out is past what a core keeps in its caches */
+    /* the CPUs this process may use, read once per call (sk_run_scatter):
+     * a path's scratch is sized by its applies() and used by its run(), and
+     * both must see the same count even if the affinity changes between */
+    int cpus;
 } sk_exec;
 
 #endif /* SK_EXEC_H */

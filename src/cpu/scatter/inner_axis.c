@@ -138,8 +138,10 @@ static bool sk_inner_layout_of(const sk_plan *p, const sk_exec *ex, sk_inner_lay
     int four_nt = sk_inner_threads_within(avail, four_one, l->nt);
     int row_nt = sk_inner_threads_within(avail, row_one, l->nt); /* float32 rows of 16-bit sums */
     bool half = SK_IS_HALF(p->dtype) && p->reduce != SK_REDUCE_NONE;
-    int plain_nt = half ? (l->inner ? row_nt : 0) : l->nt; /* threads without the buffers */
-    int cpus = sk_usable_cpu_count(); /* threads beyond the CPUs add no speed */
+    /* threads without the buffers (16-bit sums: a float32 row each, for all
+     * of them, or the path declines and a parallel one runs) */
+    int plain_nt = half ? (l->inner && row_nt == l->nt ? l->nt : 0) : l->nt;
+    int cpus = sk_exec_cpus(ex); /* threads beyond the CPUs add no speed */
     int four_run = four_nt < cpus ? four_nt : cpus, plain_run = plain_nt < cpus ? plain_nt : cpus;
     bool four = four_shape && (half || p->dtype == SK_DTYPE_FLOAT32) &&
                 (four_nt == l->nt || (four_nt >= 2 && four_run * SK_INNER_ROWS4_GAIN_TENTHS >=
@@ -206,14 +208,13 @@ static void sk_inner_prep_merge(void *arg, int tid, int64_t chunk, int64_t k0, i
  * updates, or the histograms' scratch is not there. The histograms take
  * what the path's scratch left of the budget (`room`), one at least. */
 static bool sk_inner_copy_index(const sk_plan *p, void *to, bool small, bool check, int nt,
-                                size_t room) {
+                                int cpus, size_t room) {
     sk_inner_prep pr = {.p = p, .copy = to, .small = small, .n = p->comp_size[0], .rows = 1};
     int64_t ilen = p->shape[p->ndim - 1];
-    int cpus = sk_usable_cpu_count();
     pr.nchunks = nt < cpus ? nt : cpus;
     if (ilen < SK_INNER_PARALLEL_PREP_MIN) pr.nchunks = 1; /* in this thread */
     int64_t fit = (int64_t)(room / ((size_t)pr.n * sizeof(uint16_t)));
-    if (pr.nchunks > fit) pr.nchunks = fit > 1 ? fit : 1;
+    if (check && pr.nchunks > fit) pr.nchunks = fit > 1 ? fit : 1; /* histograms in the budget */
     atomic_init(&pr.over, false);
     size_t bytes = 0;
     if (check) {
@@ -283,7 +284,8 @@ static sk_status sk_inner_axis_run(const sk_plan *p, const sk_exec *ex, const sk
         void *copy = sk_scratch_carve(&at, l.index_bytes);
         size_t budget = (size_t)SK_SCRATCH_BYTES_PER_INDEX * (size_t)p->shape[p->ndim - 1];
         size_t used = l.index_bytes + l.rows_bytes + l.half_bytes;
-        if (!sk_inner_copy_index(p, copy, l.small, check, l.nt, budget > used ? budget - used : 0))
+        if (!sk_inner_copy_index(p, copy, l.small, check, l.nt, sk_exec_cpus(ex),
+                                 budget > used ? budget - used : 0))
             return SK_PATH_DECLINED;
         if (l.inner) {
             job.inner_index = copy;

@@ -84,6 +84,10 @@ int sk_scatter_threads(const sk_plan *p, const sk_exec *ex);
  * the CPUs that run them at once (a thread more would walk them again for
  * nothing). */
 int sk_scatter_walkers(const sk_plan *p, const sk_exec *ex);
+/* The call's usable CPUs (sk_exec.cpus, read once by sk_run_scatter). */
+SK_INLINE int sk_exec_cpus(const sk_exec *ex) {
+    return ex->cpus > 0 ? ex->cpus : sk_usable_cpu_count();
+}
 /* Scratch budget of a call: SK_SCRATCH_BYTES_PER_INDEX per element of the
  * caller's index; a plan without index components (a sum onto a broadcast
  * shape) has one implicit index element per update. */

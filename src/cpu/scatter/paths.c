@@ -35,7 +35,7 @@ int sk_scatter_threads(const sk_plan *p, const sk_exec *ex) {
 }
 
 int sk_scatter_walkers(const sk_plan *p, const sk_exec *ex) {
-    int nt = sk_scatter_threads(p, ex), cpus = sk_usable_cpu_count();
+    int nt = sk_scatter_threads(p, ex), cpus = sk_exec_cpus(ex);
     return nt < cpus ? nt : cpus;
 }
 
@@ -57,6 +57,7 @@ sk_status sk_run_scatter(sk_plan *p, const sk_exec *exec, const sk_tensor *copy_
                          const sk_index_check *unchecked) {
     sk_plan_normalize(p);
     sk_exec ex = *exec;
+    if (ex.cpus < 1) ex.cpus = sk_usable_cpu_count();
     int invalid = 0;
     /* With a fresh out (never x) a path that reads each value anyway may
      * check it there; a bad value leaves only out, which the caller throws

@@ -66,7 +66,7 @@ static int sk_seg_direct_max_groups(void) {
 }
 
 bool sk_seg_direct_suits(sk_seg_job *job, const sk_exec *ex) {
-    int groups = sk_seg_threads(job, ex), cpus = sk_usable_cpu_count();
+    int groups = sk_seg_threads(job, ex), cpus = sk_exec_cpus(ex);
     if (groups > cpus) groups = cpus;
     if (job->src_col != 1 || job->stage_row < SK_SEG_DIRECT_MIN_ROW_BYTES ||
         groups > sk_seg_direct_max_groups())
