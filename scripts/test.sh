@@ -8,12 +8,12 @@
 #      as it runs
 #   2. the C tests (ctest), built by Clang, under AddressSanitizer +
 #      UndefinedBehaviorSanitizer (fatal): every C test, with memory and UB
-#      checks (GCC builds the extension of step 1, which step 5 exercises);
+#      checks (GCC builds them in step 4, and the extension of step 1);
 #      then the fuzz target (tests/fuzz) for 30 s from its seed corpus
 #   3. install test: cmake --install to a prefix chosen at install time, then
 #      the C example built with find_package and with pkg-config
-#   4. the CUDA variant compiled and linked where nvcc is, and its kernels
-#      emulated on the CPU (docs/GPU.md)
+#   4. every C test again, built by GCC at -O2: the CUDA variant where nvcc
+#      is (its kernels emulated on the CPU, docs/GPU.md)
 #   5. pytest: every operator against PyTorch, hypothesis, errors, ONNX node
 #      tests, onnxruntime, docstring examples, the API reference, links
 # Each step prints what it runs; the end prints the time each step took.
@@ -60,9 +60,10 @@ generator=()
 if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
 
 step "C tests under AddressSanitizer + UndefinedBehaviorSanitizer (Clang; UBSan fatal)"
-# Clang here, GCC for the extension: both compilers build and pass. -g1: line
-# tables only, enough for the sanitizers' stack traces. SK_FUZZ adds
-# libFuzzer's coverage, so this build also gives the fuzz target below.
+# Clang here, GCC in the step after the install test: both compilers build
+# and pass. -g1: line tables only, enough for the sanitizers' stack traces.
+# SK_FUZZ adds libFuzzer's coverage, so this build also gives the fuzz
+# target below.
 CC=clang show cmake -S . -B build/asan "${generator[@]}" -DCMAKE_BUILD_TYPE=Debug \
   -DCMAKE_C_FLAGS_DEBUG="-g1 -O1" -DSK_SANITIZE=ON -DSK_FUZZ=ON -DSK_BUILD_TESTS=ON
 show cmake --build build/asan -j "$JOBS"
@@ -77,19 +78,24 @@ FUZZ_BUILD=build/asan FUZZ_NO_BUILD=1 show bash scripts/fuzz.sh 30
 step "install test (cmake --install --prefix, find_package and pkg-config)"
 SK_JOBS=$JOBS show bash tests/install/test_install.sh "${generator[@]}"
 
-step "CUDA variant: compile and link (docs/GPU.md)"
-# Where nvcc is: the library and the GPU tester for one architecture; the
-# tester checks that a CUDA tensor is refused without a GPU (77: skipped).
+step "C tests built by GCC (Release; with the CUDA variant where nvcc is: docs/GPU.md)"
+# Every C test again, from GCC at -O2, so that both compilers build and pass
+# them (the sanitizer run above is Clang's). Where nvcc is, this build is the
+# CUDA variant for one architecture: its tests include the GPU tester, which
+# checks that a CUDA tensor is refused without a GPU (77: skipped), and the
+# CUDA backend's host code and kernels run thread after thread on the CPU
+# (test_cuda_emulated).
+gcc_cc=$(command -v gcc || command -v cc)
+cuda=()
 if command -v nvcc >/dev/null 2>&1; then
-  CUDAARCHS=90-real cmake -S . -B build/cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DSK_CUDA=ON \
-    -DSK_BUILD_TESTS=ON >/dev/null
-  cmake --build build/cuda -j "$JOBS" --target scatterkit test_cuda test_cuda_emulated
-  build/cuda/tests/c/test_cuda || [ $? = 77 ]
-  # the CUDA backend's host code and kernels, run thread after thread on the CPU
-  build/cuda/tests/c/test_cuda_emulated
+  cuda=(-DSK_CUDA=ON)
 else
   echo "nvcc not found: the CUDA variant is not built"
 fi
+CC=$gcc_cc CUDAARCHS=90-real show cmake -S . -B build/gcc "${generator[@]}" \
+  -DCMAKE_BUILD_TYPE=Release -DSK_BUILD_TESTS=ON "${cuda[@]}"
+show cmake --build build/gcc -j "$JOBS"
+show ctest --test-dir build/gcc --output-on-failure -j "$JOBS"
 
 step "Python tests (pytest)"
 show "$PY" -m pytest tests/python -q -p no:cacheprovider
