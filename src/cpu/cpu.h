@@ -28,6 +28,9 @@ int sk_threads_for(const sk_options *opts);
 /* The CPUs this process may use: its affinity mask, capped by its cgroup's
  * CPU quota (what threads run at once, however many are asked for). */
 int sk_usable_cpu_count(void);
+/* The whole number >= 0 in environment variable `name`, at most `most`;
+ * `fallback` where it is unset, empty or not such a number. */
+long sk_env_count(const char *name, long fallback, long most);
 /* Runs fn(ctx, tid, nthreads) for tid in [0, nthreads). Tasks must be
  * independent: when the pool is busy they run one after another. */
 void sk_parallel_run(int nthreads, void (*fn)(void *ctx, int tid, int nthreads), void *ctx);

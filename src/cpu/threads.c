@@ -32,6 +32,15 @@ int sk_threads_from_env_text(const char *text) {
     return sk_clamp_threads(v);
 }
 
+long sk_env_count(const char *name, long fallback, long most) {
+    const char *env = getenv(name);
+    if (!env || !*env) return fallback;
+    char *end;
+    long v = strtol(env, &end, 10);
+    if (*end != '\0' || v < 0) return fallback;
+    return v > most ? most : v;
+}
+
 /* The first line of a small file, or false. */
 static bool sk_read_line(const char *path, char *buf, size_t size) {
     FILE *f = fopen(path, "r");
@@ -169,14 +178,7 @@ static long sk_spin_ns(void) {
     static atomic_long cached = -1;
     long v = atomic_load_explicit(&cached, memory_order_relaxed);
     if (v >= 0) return v;
-    const char *env = getenv("SCATTERKIT_SPIN_US");
-    long us = 2000;
-    if (env && *env) {
-        char *end;
-        long e = strtol(env, &end, 10);
-        if (*end == '\0' && e >= 0) us = e > 1000000 ? 1000000 : e;
-    }
-    v = us * 1000;
+    v = sk_env_count("SCATTERKIT_SPIN_US", 2000, 1000000) * 1000;
     atomic_store_explicit(&cached, v, memory_order_relaxed);
     return v;
 }

@@ -106,6 +106,7 @@ typedef struct {
     int64_t chunk;
     bool inner, small; /* sk_inner_sum; with a uint16 index copy */
     size_t index_bytes, rows_bytes, half_bytes;
+    size_t room; /* what these leave of the budget: the index count's histograms */
 } sk_inner_layout;
 
 /* How many of nt threads get a buffer of `one` bytes within `avail`. */
@@ -156,7 +157,18 @@ static bool sk_inner_layout_of(const sk_plan *p, const sk_exec *ex, sk_inner_lay
     }
     /* with the four-row buffers the chunks are whole groups of four rows */
     l->chunk = l->rows_bytes ? (fused / n + 3) / 4 * 4 * n : fused;
+    size_t used = l->index_bytes + l->rows_bytes + l->half_bytes;
+    l->room = budget > used ? budget - used : 0;
     return true;
+}
+
+/* The plan rows that share a target row (their updates meet in it): a
+ * target gets this many times its index value's multiplicity. */
+static int64_t sk_inner_shared_rows(const sk_plan *p) {
+    int64_t rows = 1;
+    for (int d = 0; d < p->ndim - 1; d++)
+        if (p->linear_stride[d] == 0) rows *= p->shape[d];
+    return rows;
 }
 
 /* The index copy (uint16 where small, else int32, negatives wrapped) and,
@@ -209,7 +221,7 @@ static void sk_inner_prep_merge(void *arg, int tid, int64_t chunk, int64_t k0, i
  * what the path's scratch left of the budget (`room`), one at least. */
 static bool sk_inner_copy_index(const sk_plan *p, void *to, bool small, bool check, int nt,
                                 int cpus, size_t room) {
-    sk_inner_prep pr = {.p = p, .copy = to, .small = small, .n = p->comp_size[0], .rows = 1};
+    sk_inner_prep pr = {.p = p, .copy = to, .small = small, .n = p->comp_size[0]};
     int64_t ilen = p->shape[p->ndim - 1];
     pr.nchunks = nt < cpus ? nt : cpus;
     if (ilen < SK_INNER_PARALLEL_PREP_MIN) pr.nchunks = 1; /* in this thread */
@@ -218,8 +230,7 @@ static bool sk_inner_copy_index(const sk_plan *p, void *to, bool small, bool che
     atomic_init(&pr.over, false);
     size_t bytes = 0;
     if (check) {
-        for (int d = 0; d < p->ndim - 1; d++)
-            if (p->linear_stride[d] == 0) pr.rows *= p->shape[d];
+        pr.rows = sk_inner_shared_rows(p);
         if (pr.rows > SK_CANONICAL_CHUNK) return false;
         bytes = (size_t)(pr.nchunks * pr.n) * sizeof(uint16_t);
         if (!(pr.counts = sk_scratch_get(bytes))) return false;
@@ -247,9 +258,7 @@ static bool sk_inner_axis_applies(const sk_plan *p, const sk_exec *ex, const sk_
  * most frequent index value, times the plan rows that share a target row). */
 static bool sk_inner_serial_is_canonical(const sk_plan *p) {
     int d = p->ndim - 1;
-    int64_t n = p->comp_size[0], rows = 1, most = 0;
-    for (int dd = 0; dd < d; dd++)
-        if (p->linear_stride[dd] == 0) rows *= p->shape[dd];
+    int64_t n = p->comp_size[0], rows = sk_inner_shared_rows(p), most = 0;
     if (rows > SK_CANONICAL_CHUNK) return false;
     int32_t *count = sk_scratch_get((size_t)n * sizeof(int32_t));
     if (!count) return false;
@@ -282,10 +291,7 @@ static sk_status sk_inner_axis_run(const sk_plan *p, const sk_exec *ex, const sk
     sk_plan narrow; /* the generic walk reading the int32 copy of the index */
     if (l.index_bytes) {
         void *copy = sk_scratch_carve(&at, l.index_bytes);
-        size_t budget = (size_t)SK_SCRATCH_BYTES_PER_INDEX * (size_t)p->shape[p->ndim - 1];
-        size_t used = l.index_bytes + l.rows_bytes + l.half_bytes;
-        if (!sk_inner_copy_index(p, copy, l.small, check, l.nt, sk_exec_cpus(ex),
-                                 budget > used ? budget - used : 0))
+        if (!sk_inner_copy_index(p, copy, l.small, check, l.nt, sk_exec_cpus(ex), l.room))
             return SK_PATH_DECLINED;
         if (l.inner) {
             job.inner_index = copy;

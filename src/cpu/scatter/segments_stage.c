@@ -12,7 +12,6 @@
 #include "cpu/scatter/segments.h"
 
 #include <stdatomic.h>
-#include <stdlib.h>
 
 static void sk_stage_place(void *arg, int tid, int64_t chunk, int64_t i0, int64_t i1) {
     const sk_seg_job *job = arg;
@@ -54,13 +53,7 @@ static int sk_seg_direct_max_groups(void) {
     static atomic_int cached = -1;
     int v = atomic_load_explicit(&cached, memory_order_relaxed);
     if (v >= 0) return v;
-    const char *env = getenv("SCATTERKIT_SEG_DIRECT_GROUPS");
-    v = SK_SEG_DIRECT_MAX_GROUPS;
-    if (env && *env) {
-        char *end;
-        long e = strtol(env, &end, 10);
-        if (*end == '\0' && e >= 0) v = e > SK_MAX_THREADS ? SK_MAX_THREADS : (int)e;
-    }
+    v = (int)sk_env_count("SCATTERKIT_SEG_DIRECT_GROUPS", SK_SEG_DIRECT_MAX_GROUPS, SK_MAX_THREADS);
     atomic_store_explicit(&cached, v, memory_order_relaxed);
     return v;
 }
