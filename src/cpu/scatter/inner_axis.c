@@ -198,7 +198,7 @@ static void sk_inner_prep_index(void *arg, int tid, int64_t chunk, int64_t j0, i
         int64_t v = ix[j] < 0 ? ix[j] + n : ix[j];
         if (pr->small) ((uint16_t *)pr->copy)[j] = (uint16_t)v;
         else ((int32_t *)pr->copy)[j] = (int32_t)v;
-        if (h && h[v] <= SK_CANONICAL_CHUNK) h[v]++;
+        if (h) sk_chunk_count_add(&h[v]);
     }
 }
 

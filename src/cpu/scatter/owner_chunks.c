@@ -142,8 +142,7 @@ static bool sk_count_row(const sk_plan *w, int64_t r, int64_t lo, int64_t n, uin
         v += v < 0 ? size : 0;
         uint64_t t = (uint64_t)(base + j * ls + v * cls);
         if (t >= (uint64_t)n || (uint64_t)v >= (uint64_t)size) continue;
-        uint16_t c = (uint16_t)(cnt[t] + (cnt[t] <= SK_CANONICAL_CHUNK));
-        cnt[t] = c;
+        uint16_t c = sk_chunk_count_add(&cnt[t]);
         most = c > most ? c : most;
     }
     return most > SK_CANONICAL_CHUNK;

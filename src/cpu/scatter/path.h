@@ -84,6 +84,14 @@ int sk_scatter_threads(const sk_plan *p, const sk_exec *ex);
  * the CPUs that run them at once (a thread more would walk them again for
  * nothing). */
 int sk_scatter_walkers(const sk_plan *p, const sk_exec *ex);
+/* One more update counted in a saturating count of a target's contributors:
+ * counts stop at SK_CANONICAL_CHUNK + 1, which is all a check for "past one
+ * canonical chunk" asks (and what fits a uint16). Returns the new count. */
+SK_INLINE uint16_t sk_chunk_count_add(uint16_t *count) {
+    *count = (uint16_t)(*count + (*count <= SK_CANONICAL_CHUNK));
+    return *count;
+}
+
 /* The call's usable CPUs (sk_exec.cpus, read once by sk_run_scatter). */
 SK_INLINE int sk_exec_cpus(const sk_exec *ex) {
     return ex->cpus > 0 ? ex->cpus : sk_usable_cpu_count();

@@ -74,9 +74,8 @@ static bool sk_tiles_passes_chunk(const sk_tiles_job *job, int64_t t, uint16_t *
         for (int64_t c = c0; c < c1; c++) {
             int64_t v = sk_load_index(p->index, p->index_is64, r * p->index_stride[0] + c * p->index_stride[1]);
             if (!sk_resolve_index(v, n, p->mode, &v)) continue;
-            uint16_t *k = cnt + v * w + (c - c0);
-            *k = (uint16_t)(*k + (*k <= SK_CANONICAL_CHUNK));
-            most = *k > most ? *k : most;
+            uint16_t k = sk_chunk_count_add(cnt + v * w + (c - c0));
+            most = k > most ? k : most;
         }
     return most > SK_CANONICAL_CHUNK;
 }
