@@ -84,9 +84,9 @@ enum { SK_SEG_BUCKET_BYTES = 256 << 10, SK_SEG_BUCKETS_PER_THREAD = 4 };
  * buckets) is made of SK_SEG_DIRECT_BUCKETS buckets at least, so the groups
  * come out even. A group reads 1/ngroups of src's rows spread over all of
  * it, so the traffic could grow with the groups; on a 16-core machine it did
- * not outgrow staging's extra write and read of every row: at 16 groups
- * direct took half the time (docs/PERF-LOG.md, 2026-11-27), so the groups
- * are not capped below the thread limit (SCATTERKIT_SEG_DIRECT_GROUPS, a
+ * not outgrow staging's extra write and read of every row at 16 groups
+ * (docs/PERF-LOG.md, 2026-11-27), so the groups are not capped below the
+ * thread limit (SCATTERKIT_SEG_DIRECT_GROUPS, a
  * tuning override, caps them: 0 stages every row). */
 enum { SK_SEG_DIRECT_MIN_ROW_BYTES = 64, SK_SEG_DIRECT_MAX_GROUPS = SK_MAX_THREADS, SK_SEG_DIRECT_BUCKETS = 64 };
 /* Segments: windows of at least this many rows, and key windows of more
@@ -103,14 +103,14 @@ enum { SK_SEG_AHEAD = 16 };
  * is uint16 where the axis has at most SK_INNER_INDEX16_MAX entries. */
 enum { SK_INNER_MIN_RUN = 1024, SK_INNER_CHUNK_BYTES = 65536, SK_INNER_INDEX16_MAX = 65536 };
 /* Inner axis sums: what one thread with the four-row buffers does in the
- * time of one thread summing a row at a time, in tenths (docs/PERF-LOG.md,
- * 2026-11-27: 18). Where the budget holds the buffers for only some of the
+ * time of one thread summing a row at a time, in tenths (measured:
+ * docs/PERF-LOG.md, 2026-11-27). Where the budget holds the buffers for only some of the
  * threads, they are used only if those threads outrun all of them without. */
 enum { SK_INNER_ROWS4_GAIN_TENTHS = 18 };
 /* Inner axis: the index copy and its count run on every thread from this
- * many index entries; below, in the calling thread (W6's 65536 take about
- * 0.1 ms there, and each parallel region more than that on a busy
- * many-core machine: docs/PERF-LOG.md, 2026-11-27). */
+ * many index entries; below, in the calling thread: a short index costs
+ * less there than the parallel regions would on a busy many-core machine
+ * (docs/PERF-LOG.md, 2026-11-27). */
 enum { SK_INNER_PARALLEL_PREP_MIN = 1 << 20 };
 
 #endif /* SK_CPU_TUNING_H */
