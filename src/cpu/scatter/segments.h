@@ -130,8 +130,8 @@ SK_INLINE int sk_seg_threads(const sk_seg_job *job, const sk_exec *ex) {
 
 /* ---- direct (segments_stage.c; the path: segments_direct.c) ---- */
 /* Whether the direct fold suits the job as laid out for it: contiguous rows
- * of at least SK_SEG_DIRECT_MIN_ROW_BYTES, folded by at most
- * SK_SEG_DIRECT_MAX_GROUPS threads running at once (sets ngroups). */
+ * of at least SK_SEG_DIRECT_MIN_ROW_BYTES, folded by one group per thread
+ * running at once, up to SCATTERKIT_SEG_DIRECT_GROUPS (sets ngroups). */
 bool sk_seg_direct_suits(sk_seg_job *job, const sk_exec *ex);
 /* Sorts the window's row positions by group into staged_pos/staged_key. */
 void sk_seg_stage_positions(sk_seg_job *job, int nthreads);

@@ -1,13 +1,13 @@
 /* Path "cpu/scatter/segments_direct": segments (segments.h) without the
- * staged copy of the rows, for a machine running few threads at once
+ * staged copy of the rows, for rows of SK_SEG_DIRECT_MIN_ROW_BYTES or more
  * (sk_seg_direct_suits). Its sort places each window row's position and key
  * grouped by thread (segments_stage.c), and one thread folds a group,
  * reading each row from src where it is: src's rows are read once in all,
  * in increasing order within a group, and the fold is the canonical order
  * of segments, bit for bit. Staging pays an extra write and read of every
- * row to give the fold its rows in order; with few groups the hardware
- * prefetcher streams src anyway, and that extra traffic is the larger
- * cost. */
+ * row to give the fold its rows in order; the hardware prefetcher streams
+ * a group's rows well enough that this extra traffic is the larger cost
+ * (docs/DESIGN.md). */
 #include "cpu/scatter/segments.h"
 
 static bool sk_direct_applies(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
