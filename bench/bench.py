@@ -32,6 +32,7 @@ from probe import copy_probe  # noqa: E402
 from report import fmt, machine_info, plot, print_summary, print_table, summarize  # noqa: E402
 from scaling import print_scaling  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
+from variants import VARIANTS  # noqa: E402
 
 
 def parse_args():
@@ -45,6 +46,9 @@ def parse_args():
                     help="folder for bench.json and bench.png")
     ap.add_argument("--reps", type=int, default=common.REPS,
                     help="timed runs (>= 7 for reports)")
+    ap.add_argument("--no-variants", action="store_true",
+                    help="only the standard workloads, without their dtype/layout variants "
+                         "(bench/variants.py)")
     ap.add_argument("--alloc", action="store_true",
                     help="time gather-type ops (W1, W7, W12) allocating their result in "
                          "both libraries even if scatterkit accepts out=")
@@ -99,6 +103,7 @@ def run_case(case, threads, quick, copies, all_rows):
             row = measure(case, n, k == 0, state, do_numpy=(k == 0))
         except Exception as e:  # never let one workload end the run
             row = {"id": case.wid, "desc": case.desc, "category": case.category,
+                   "variant": case.variant,
                    "threads": n, "bytes": case.nbytes, "index_elems": case.index_elems,
                    "note": case.note, "status": "bench error",
                    "check": "ERROR (bench) %s: %s" % (type(e).__name__, e),
@@ -110,12 +115,12 @@ def run_case(case, threads, quick, copies, all_rows):
             fmt(row.get("numpy_ms"), ".2f"), row["check"]), flush=True)
 
 
-def run_workloads(threads, only, scale, quick, copies):
+def run_workloads(threads, only, scale, quick, copies, variants):
     all_rows = []
     for wid, makers in WORKLOADS:
         if only and wid not in only:
             continue
-        for make in makers:
+        for make in makers + (VARIANTS.get(wid, []) if variants else []):
             set_threads(max(threads))
             try:
                 case = make(scale)
@@ -167,7 +172,7 @@ def main():
 
     t_start = time.perf_counter()
     info, copies = start(args, threads)
-    all_rows = run_workloads(threads, only, scale, args.quick, copies)
+    all_rows = run_workloads(threads, only, scale, args.quick, copies, not args.no_variants)
     reprobe(copies, threads, args.quick)
     for r in all_rows:
         finish_row(r, copies[r["threads"]]["gbps"])

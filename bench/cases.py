@@ -28,6 +28,7 @@ class Case:
         self.np_note = kw.get("np_note", "")
         self.sk_missing = kw.get("sk_missing")
         self.sk_out = kw.get("sk_out")  # the out= buffer scatterkit must write into
+        self.variant = kw.get("variant", False)  # a dtype/layout variant (variants.py)
 
 
 def poison(*ts):

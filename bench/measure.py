@@ -16,6 +16,7 @@ from probe import copy_fns
 
 def _new_row(case, n):
     return {"id": case.wid, "desc": case.desc, "category": case.category, "threads": n,
+            "variant": case.variant,
             "bytes": case.nbytes, "index_elems": case.index_elems, "note": case.note,
             "sk_ms": None, "torch_ms": None, "numpy_ms": None, "check": "", "status": "ok"}
 

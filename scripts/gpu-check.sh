@@ -20,6 +20,11 @@
 #   7. compute-sanitizer memcheck over the small subset of the C GPU tester,
 #      and over a small subset of the Python scatter tests (the segment
 #      kernels: sort, partials, fold, backward)
+# Two steps run only when named in GPU_CHECK_STEPS, for CPU measurements on
+# the machine's cores without the CUDA build: build-cpu (the Python package
+# without CUDA into the same venv, in a fraction of build's time) and
+# cpu-extra (the command in $CPU_EXTRA, e.g. bench/ab.py runs, with
+# $VPY the venv's python, in the repository root).
 # GPU_CHECK_STEPS="build c-tests ..." runs only the steps named (the names
 # of the summary). It prints a summary. Every step runs, under its own time limit, even when
 # an earlier one fails; the exit status is 1 when any failed. Logs and the
@@ -71,15 +76,18 @@ build_c() {
             test_cuda_emulated test_devices
 }
 
-build_python() {
+make_venv() {
     # A venv made from inside another venv would see the base interpreter's
     # packages, not the machine's torch: a .pth file adds the machine's own.
     local pkgs
     pkgs=$("$PY" -c 'import site, sys; print("\n".join(p for p in sys.path if p.endswith("-packages")))') &&
         "$PY" -m venv --system-site-packages build/gpu-venv &&
-        build/gpu-venv/bin/python -c 'import sys, sysconfig; open(sysconfig.get_paths()["purelib"] + "/machine.pth", "w").write(sys.stdin.read())' <<<"$pkgs" &&
-        SCATTERKIT_CUDA=1 build/gpu-venv/bin/python -m pip install -q --no-build-isolation \
-            --no-deps -C build-dir=build/gpu-py .
+        build/gpu-venv/bin/python -c 'import sys, sysconfig; open(sysconfig.get_paths()["purelib"] + "/machine.pth", "w").write(sys.stdin.read())' <<<"$pkgs"
+}
+
+build_python() {
+    make_venv && SCATTERKIT_CUDA=1 build/gpu-venv/bin/python -m pip install -q --no-build-isolation \
+        --no-deps -C build-dir=build/gpu-py .
 }
 
 build_both() { # the two builds at once: nvcc dominates both
@@ -129,18 +137,30 @@ c_tests() { # on the GPU machine a skipped test (no usable device) is a failure
     [ "${PIPESTATUS[0]}" = 0 ] && ! grep -q "(Skipped)" "$LOG/ctest.out"
 }
 
+build_cpu() {
+    # symbols kept for perf (scikit-build-core strips by default)
+    make_venv && build/gpu-venv/bin/python -m pip install -q --no-build-isolation --no-deps \
+        -C build-dir=build/cpu-py -C install.strip=false .
+}
+
+cpu_extra() { VPY=$ROOT/build/gpu-venv/bin/python bash -c "$CPU_EXTRA"; }
+
 cpu_bench() {
     # shellcheck disable=SC2086 # CPU_BENCH_ARGS: more arguments, e.g. --only W2,W5
     cd /tmp && "$ROOT/build/gpu-venv/bin/python" "$ROOT/bench/bench.py" --threads "$CPU_THREADS" \
         --reps "${CPU_REPS:-5}" --out "$LOG/cpu-bench" ${CPU_BENCH_ARGS:-}
 }
 
-export -f build_c build_python build_both c_tests sanitize sanitize_scatter python_tests bench cpu_bench
-export ROOT LOG JOBS PY
+CPU_EXTRA=${CPU_EXTRA:-}
+export -f make_venv build_c build_python build_both build_cpu cpu_extra c_tests sanitize sanitize_scatter \
+    python_tests bench cpu_bench
+export ROOT LOG JOBS PY CPU_EXTRA
 CPU_THREADS=${CPU_THREADS:-2,16}
 export CPU_THREADS
 
 step nvidia-smi 30 nvidia-smi
+named() { case " ${GPU_CHECK_STEPS:-} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+! named build-cpu || step build-cpu 120 build_cpu
 step build 240 build_both
 step c-tests 90 c_tests
 step python-tests 150 python_tests
@@ -148,6 +168,7 @@ step benchmark 120 bench
 [ "$CPU_THREADS" = 0 ] || step cpu-benchmark 180 cpu_bench
 step memcheck 90 sanitize
 step memcheck-scatter 120 sanitize_scatter
+! named cpu-extra || step cpu-extra 300 cpu_extra
 
 printf '\n==== summary (CUDAARCHS=%s) ====\n' "$CUDAARCHS"
 printf '%s\n' "${SUMMARY[@]}"

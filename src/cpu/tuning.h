@@ -108,9 +108,9 @@ enum { SK_INNER_MIN_RUN = 1024, SK_INNER_CHUNK_BYTES = 65536, SK_INNER_INDEX16_M
  * threads, they are used only if those threads outrun all of them without. */
 enum { SK_INNER_ROWS4_GAIN_TENTHS = 18 };
 /* Inner axis: the index copy and its count run on every thread from this
- * many index entries; below, in the calling thread: a short index costs
- * less there than the parallel regions would on a busy many-core machine
- * (docs/PERF-LOG.md, 2026-11-27). */
-enum { SK_INNER_PARALLEL_PREP_MIN = 1 << 20 };
+ * many index entries; below, in the calling thread, where two more parallel
+ * regions would cost more than the serial pass (docs/PERF-LOG.md,
+ * 2026-11-27: W6's 65536 entries gain on 2 and on 16 cores). */
+enum { SK_INNER_PARALLEL_PREP_MIN = 1 << 15 };
 
 #endif /* SK_CPU_TUNING_H */

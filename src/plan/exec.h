@@ -18,6 +18,9 @@ typedef struct sk_exec {
      * a path's scratch is sized by its applies() and used by its run(), and
      * both must see the same count even if the affinity changes between */
     int cpus;
+    /* SCATTERKIT_SEG_WORKING_ROWS, read once per call for the same reason:
+     * 0 the path chooses, 1 never, 2 always (a tuning override) */
+    int seg_working_rows;
 } sk_exec;
 
 #endif /* SK_EXEC_H */

@@ -119,7 +119,7 @@ def test_inner_axis_with_repeated_values_is_canonical():
 @pytest.mark.parametrize("hits", [256, 257, 400])
 def test_inner_axis_hot_target_spread_over_the_index(threads, hits):
     """A target hit `hits` times, spread evenly over a shared index long
-    enough to be counted on several threads (2**20 entries and more): every
+    enough to be counted on several threads (2**15 entries and more): every
     part of the index counted alone stays under a chunk, the whole does not
     (from 257), so the parts' counts must be added up."""
     rng = np.random.default_rng(hits)

@@ -142,3 +142,23 @@ def test_gather_result_is_new(rng):
     assert not np.shares_memory(got, x)
     got[...] = -1
     np.testing.assert_array_equal(x, np.arange(12, dtype=np.float64).reshape(3, 4))
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.uint8, torch.bool, torch.int16,
+                                   torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("spoil", ["none", "negative", "too_big", "tail_negative"])
+def test_gather_last_axis_small_elements_long_rows(dtype, spoil, rng):
+    """1- and 2-byte elements along a long last axis (the fused blocks of 16
+    checked values): every value right, negatives wrapped; a value out of
+    range anywhere (a block's middle, the tail past the last 16) refused."""
+    R, C, L = 3, 700, 1043
+    x = torch.from_numpy(rng.integers(-100, 100, (R, C))).to(dtype)
+    i = torch.from_numpy(rng.integers(0, C, (R, L)))
+    at = {"negative": (1, 517), "too_big": (2, 300), "tail_negative": (0, L - 2)}.get(spoil)
+    if at:
+        i[at] = -C + 5 if spoil != "too_big" else C
+    if spoil == "too_big":
+        with pytest.raises(IndexError, match="gather"):
+            sk.gather(x, i, 1)
+        return
+    assert torch.equal(sk.gather(x, i, 1), torch.gather(x, 1, i % C))

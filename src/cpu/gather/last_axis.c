@@ -18,6 +18,14 @@ SK_INLINE bool sk_in_range_int32_t(const sk_x86_gather *k, const int32_t *ix, in
 }
 SK_INLINE sk_gather_block_i64_fn sk_block_fn_int64_t(const sk_x86_gather *k) { return k->block_i64; }
 SK_INLINE sk_gather_block_i32_fn sk_block_fn_int32_t(const sk_x86_gather *k) { return k->block_i32; }
+/* the fused 1- and 2-byte blocks take an int64 index only */
+SK_INLINE sk_gather_small_i64_fn sk_small_fn_int64_t(const sk_x86_gather *k, size_t es) {
+    return es <= 2 ? k->small_i64[es - 1] : NULL;
+}
+SK_INLINE sk_gather_small_i64_fn sk_small_fn_int32_t(const sk_x86_gather *k, size_t es) {
+    (void)k, (void)es;
+    return NULL;
+}
 
 /* A block [j0, j0 + m) whose values are all in [0, n): copied without
  * further checks, 16 at a time, into a large out (nt) with 16-byte
@@ -60,7 +68,9 @@ SK_INLINE sk_gather_block_i32_fn sk_block_fn_int32_t(const sk_x86_gather *k) { r
  *
  * The gather instruction (sk_x86_gather_kernels) pays off only for 4-byte
  * elements where x's rows miss; for 8-byte elements, and where x and the
- * index sit in the caches, it was slower than the scalar loop. */
+ * index sit in the caches, it was slower than the scalar loop. 1- and
+ * 2-byte elements with an int64 index take the fused blocks
+ * (sk_gather_small_i64_fn), which read the index once. */
 #define SK_LAST_AXIS(T, IT)                                                                        \
     SK_LAST_AXIS_FAST(T, IT)                                                                       \
     bool sk_gather_last_axis_##T##_##IT(T *restrict o, const T *restrict x, const IT *restrict ix, \
@@ -72,6 +82,7 @@ SK_INLINE sk_gather_block_i32_fn sk_block_fn_int32_t(const sk_x86_gather *k) { r
                              run >= SK_GATHER4_MIN_RUN && n <= INT32_MAX &&                        \
                              sk_block_fn_##IT(kern) != NULL;                                       \
         /* the next row of x, an address never read; a longer row stays on its first line */      \
+        const sk_gather_small_i64_fn small = sk_small_fn_##IT(kern, sizeof(T));                   \
         uintptr_t ahead = (uintptr_t)x + (uintptr_t)n * sizeof(T);                                 \
         size_t ahead_step = 0;                                                                     \
         if (run > 0 && (uint64_t)n * sizeof(T) <= SK_GATHER_AHEAD_MAX_ROW_BYTES)                   \
@@ -82,7 +93,10 @@ SK_INLINE sk_gather_block_i32_fn sk_block_fn_int32_t(const sk_x86_gather *k) { r
                                                   (const uint32_t *)(const void *)x, ix + j0, m,   \
                                                   n, nt, &ahead, ahead_step))                      \
                 continue;                                                                          \
-            if (!gather4 && n <= INT32_MAX && sk_in_range_##IT(kern, ix + j0, m, n)) {             \
+            if (small && small(o + j0, x, (const int64_t *)(const void *)(ix + j0), m, n, &ahead,  \
+                               ahead_step))                                                        \
+                continue;                                                                          \
+            if (!gather4 && !small && n <= INT32_MAX && sk_in_range_##IT(kern, ix + j0, m, n)) {   \
                 sk_last_axis_fast_##T##_##IT(o, x, ix, j0, m, nt, &ahead, ahead_step);             \
                 continue;                                                                          \
             }                                                                                      \

@@ -224,7 +224,11 @@ static bool sk_inner_copy_index(const sk_plan *p, void *to, bool small, bool che
     sk_inner_prep pr = {.p = p, .copy = to, .small = small, .n = p->comp_size[0]};
     int64_t ilen = p->shape[p->ndim - 1];
     pr.nchunks = nt < cpus ? nt : cpus;
-    if (ilen < SK_INNER_PARALLEL_PREP_MIN) pr.nchunks = 1; /* in this thread */
+    /* SCATTERKIT_INNER_PARALLEL_PREP_MIN: a tuning override, to measure the
+     * two against each other (run() alone reads it: no scratch depends on it) */
+    if (ilen < sk_env_count("SCATTERKIT_INNER_PARALLEL_PREP_MIN", SK_INNER_PARALLEL_PREP_MIN,
+                            INT32_MAX))
+        pr.nchunks = 1; /* in this thread */
     int64_t fit = (int64_t)(room / ((size_t)pr.n * sizeof(uint16_t)));
     if (check && pr.nchunks > fit) pr.nchunks = fit > 1 ? fit : 1; /* histograms in the budget */
     atomic_init(&pr.over, false);

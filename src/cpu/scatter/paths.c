@@ -58,6 +58,7 @@ sk_status sk_run_scatter(sk_plan *p, const sk_exec *exec, const sk_tensor *copy_
     sk_plan_normalize(p);
     sk_exec ex = *exec;
     if (ex.cpus < 1) ex.cpus = sk_usable_cpu_count();
+    ex.seg_working_rows = (int)sk_env_count("SCATTERKIT_SEG_WORKING_ROWS", -1, 1) + 1;
     int invalid = 0;
     /* With a fresh out (never x) a path that reads each value anyway may
      * check it there; a bad value leaves only out, which the caller throws

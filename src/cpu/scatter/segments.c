@@ -80,6 +80,20 @@ static int sk_seg_bucket_shift(const sk_seg_job *job, const sk_exec *ex) {
     return (int)shift;
 }
 
+/* Whether keys accumulate in working rows (on the scratch's huge pages)
+ * rather than in out: 16-bit types need them (a float32 value per
+ * element). Otherwise they pay only where a key's first row starts its
+ * value (include_self false): where the value starts from x's row, that
+ * row is read at random from 4 KiB pages either way, and accumulating in
+ * out saves the working rows' pass and their windows (docs/PERF-LOG.md).
+ * SCATTERKIT_SEG_WORKING_ROWS=0 or 1 (sk_exec.seg_working_rows) overrides
+ * the choice for types that do not need them, to measure one against the
+ * other (same bits). */
+static bool sk_seg_wants_working_rows(const sk_plan *p, const sk_exec *ex) {
+    if (SK_IS_HALF(p->dtype)) return true;
+    return ex->seg_working_rows ? ex->seg_working_rows == 2 : !p->include_self;
+}
+
 /* The keys kwin at a time. */
 static void sk_seg_key_windows(sk_seg_job *job, int64_t kwin) {
     job->kwin = kwin;
@@ -104,11 +118,9 @@ bool sk_seg_layout(sk_seg_job *job, const sk_plan *p, const sk_exec *ex, bool di
     if (direct && !sk_seg_direct_suits(job, ex)) return false;
     sk_seg_key_windows(job, job->nkeys);
     int64_t least = job->nrows < SK_SEG_LEAST_WINDOW ? job->nrows : SK_SEG_LEAST_WINDOW;
-    /* working rows on huge pages: the random updates of out's rows missed
-     * the TLB; kept unless they would cut the staged rows into windows
-     * (16-bit types need them; direct windows cost no extra pass over src) */
-    job->use_acc = true;
-    if (!SK_IS_HALF(p->dtype) && !sk_seg_windows_fit(job, direct ? least : job->nrows))
+    job->use_acc = sk_seg_wants_working_rows(p, ex);
+    if (job->use_acc && !SK_IS_HALF(p->dtype) &&
+        !sk_seg_windows_fit(job, direct ? least : job->nrows))
         job->use_acc = false;
     /* a table much larger than the index (an embedding's gradient): the
      * keys a window at a time, each reading the index again */

@@ -91,7 +91,7 @@ SK_INLINE int64_t sk_seg_mean_i(int64_t v, int64_t count, const sk_dtype DT) {
     } while (0)
 
 #define SK_DEFINE_SEG_KERNELS(DT, N, RED, R)                                                       \
-    SK_INTERNAL void sk_seg_bucket_##N##_##R(const sk_seg_job *job, int64_t b) {                   \
+    SK_HOT SK_INTERNAL void sk_seg_bucket_##N##_##R(const sk_seg_job *job, int64_t b) {            \
         SK_SEG_BY_TYPE(DT, sk_seg_bucket_f(job, b, DT, RED), sk_seg_bucket_d(job, b, DT, RED),     \
                        sk_seg_bucket_i(job, b, DT, RED));                                          \
     }                                                                                              \

@@ -77,6 +77,7 @@ SK_INLINE void SK_SEG_NAME(sk_seg_bucket)(const sk_seg_job *job, int64_t b, cons
     const int64_t i0 = b > 0 ? job->bucket_end[b - 1] : 0, i1 = job->bucket_end[b];
     const size_t bytes = (size_t)job->len * job->acc_size < 256 ? (size_t)job->len * job->acc_size : 256;
     const size_t src_bytes = (size_t)job->len * sk_es(DT) < 256 ? (size_t)job->len * sk_es(DT) : 256;
+    const bool x_start = job->acc && job->p->include_self;
     for (int64_t i = i0; i < i1; i++) {
         if (i + SK_SEG_AHEAD < i1) {
             int32_t ka = job->staged_key[i + SK_SEG_AHEAD];
@@ -84,6 +85,8 @@ SK_INLINE void SK_SEG_NAME(sk_seg_bucket)(const sk_seg_job *job, int64_t b, cons
             __builtin_prefetch(job->seen + ka, 1, 3); /* its count: a miss per row otherwise */
             /* direct: src rows are not in order, only increasing */
             if (job->direct) sk_prefetch_row_l2(sk_seg_row(job, i + SK_SEG_AHEAD), src_bytes);
+            /* a working row starts from x's row, read at random */
+            if (x_start) sk_prefetch_row_l2(sk_seg_x_row(job, ka, sk_es(DT)), src_bytes);
         }
         int32_t k = job->staged_key[i];
         SK_SEG_NAME(sk_seg_step)(job, k, job->seen[k]++, sk_seg_row(job, i), DT, RED);

@@ -27,12 +27,22 @@ typedef bool (*sk_gather_block_i32_fn)(uint32_t *restrict o, const uint32_t *res
                                        const int32_t *restrict ix, int64_t m, int64_t n, bool nt,
                                        uintptr_t *ahead, size_t ahead_step);
 
+/* A block of m 1- or 2-byte elements o[j] = x[ix[j]], each 16 index values
+ * checked as they are loaded and then copied while in the L1: one pass over
+ * the index, where a check pass ahead of the copy read it from memory, and
+ * the index is all but the whole of these gathers' bytes. False as for the
+ * 4-byte blocks; *ahead as there. */
+typedef bool (*sk_gather_small_i64_fn)(void *restrict o, const void *restrict x,
+                                       const int64_t *restrict ix, int64_t m, int64_t n,
+                                       uintptr_t *ahead, size_t ahead_step);
+
 /* What this CPU offers beyond the baseline for element gathers; NULL
  * entries: not available (use the baseline helpers of range_sse2.h). */
 typedef struct sk_x86_gather {
     bool (*in_range_i64)(const int64_t *ix, int64_t m, int64_t n);
     sk_gather_block_i64_fn block_i64;
     sk_gather_block_i32_fn block_i32;
+    sk_gather_small_i64_fn small_i64[2]; /* 1-byte, 2-byte elements */
 } sk_x86_gather;
 
 /* The table, resolved once (isa.h). */

@@ -88,6 +88,36 @@ SK_GATHER_BLOCK(int32_t, {
     ok_ = _mm256_and_si256(ok_, ia_);
     v_ = _mm256_i32gather_epi32(xi_, _mm256_and_si256(a_, ia_), 4);
 })
+/* 1- and 2-byte elements: 16 values checked with four compares, then
+ * copied by scalar loads of the same (L1-resident) values; a value outside
+ * [0, n) sends the block to the careful loop. */
+#define SK_GATHER_SMALL(T)                                                                         \
+    SK_TARGET_AVX2 static bool sk_gather_small_##T(void *restrict o_, const void *restrict x_,     \
+                                                   const int64_t *restrict ix, int64_t m,          \
+                                                   int64_t n, uintptr_t *ahead,                    \
+                                                   size_t ahead_step) {                            \
+        T *restrict o = o_;                                                                        \
+        const T *restrict x = x_;                                                                  \
+        const __m256i nb_ = _mm256_set1_epi64x((int64_t)((uint64_t)n ^ (1ull << 63)));            \
+        bool bad = false;                                                                          \
+        int64_t j = 0;                                                                             \
+        for (; j + 16 <= m; j += 16, *ahead += ahead_step) {                                       \
+            if (ahead_step) __builtin_prefetch((const void *)*ahead);                              \
+            SK_PREFETCH_INDEX_NTA(ix + j);                                                         \
+            __m256i in_ = _mm256_and_si256(                                                        \
+                _mm256_and_si256(SK_IN_RANGE64(SK_LOAD256(ix + j)),                                \
+                                 SK_IN_RANGE64(SK_LOAD256(ix + j + 4))),                           \
+                _mm256_and_si256(SK_IN_RANGE64(SK_LOAD256(ix + j + 8)),                            \
+                                 SK_IN_RANGE64(SK_LOAD256(ix + j + 12))));                         \
+            if (_mm256_movemask_epi8(in_) != -1) return false;                                     \
+            for (int k = 0; k < 16; k++) o[j + k] = x[ix[j + k]];                                  \
+        }                                                                                          \
+        SK_GATHER_SCALAR_CHECKED(j < m)                                                            \
+        return !bad;                                                                               \
+    }
+SK_GATHER_SMALL(uint8_t)
+SK_GATHER_SMALL(uint16_t)
+#undef SK_GATHER_SMALL
 #undef SK_LOAD256
 #undef SK_IN_RANGE64
 #undef SK_IN_RANGE32
@@ -95,10 +125,11 @@ SK_GATHER_BLOCK(int32_t, {
 #undef SK_GATHER_SCALAR_CHECKED
 
 static const sk_x86_gather sk_x86_gather_avx2 = {
-    sk_block_in_range_i64_avx2, sk_gather_block_int64_t, sk_gather_block_int32_t};
+    sk_block_in_range_i64_avx2, sk_gather_block_int64_t, sk_gather_block_int32_t,
+    {sk_gather_small_uint8_t, sk_gather_small_uint16_t}};
 #endif
 
-static const sk_x86_gather sk_x86_gather_baseline = {NULL, NULL, NULL};
+static const sk_x86_gather sk_x86_gather_baseline = {NULL, NULL, NULL, {NULL, NULL}};
 
 /* Resolved on first use; threads racing here store the same pointer. */
 const sk_x86_gather *sk_x86_gather_kernels(void) {

@@ -1,0 +1,80 @@
+"""Dtype and layout variants of the standard workloads: the ones issue 21
+found slower than PyTorch on a 16-core machine (W1 on 1-byte data, W2 in
+float64, W5 with a sorted index). Their rows carry `variant`; the median
+speed-up stays over the standard W1-W12, every other target counts them."""
+import numpy as np
+import torch
+
+from cases import Case, _gen, gather_case, nb, poison, randint, randn
+from common import REDUCE, need
+
+
+def w1_small(s, dtype):
+    """W1 with 1-byte elements (int8 or bool): the index is 8x the data."""
+    g = _gen(1)
+    R, C = 2048 // s, 4096
+    if dtype == torch.bool:
+        x = torch.randint(0, 2, (R, C), generator=g, dtype=torch.uint8).bool()
+    else:
+        x = torch.randint(-128, 128, (R, C), generator=g, dtype=torch.int16).to(dtype)
+    i = randint(C, (R, C), g)
+    xn, in_ = x.numpy(), i.numpy()
+    name = str(dtype).replace("torch.", "")
+
+    def skc(o):
+        f = need("gather")
+        return f(x, i, 1) if o is None else f(x, i, 1, out=o)
+    case = gather_case("W1-" + name, "W1 in %s" % name, x, nb(x, i) + nb(x), i.numel(), skc,
+                       lambda: torch.gather(x, 1, i), lambda o: torch.gather(x, 1, i, out=o),
+                       (R, C), np_=lambda: np.take_along_axis(xn, in_, 1),
+                       np_note="take_along_axis (allocates)")
+    case.variant = True
+    return case
+
+
+def w2_f64(s):
+    """W2 in float64: 8-byte sums, twice W2's bytes."""
+    g = _gen(2)
+    N, T, C = (1 << 20) // s, 100000 // s, 32
+    src = randn((N, C), g, torch.float64)
+    i1 = randint(T, (N,), g)
+    x = torch.zeros((T, C), dtype=torch.float64)
+    ie = i1[:, None].expand(N, C)
+    o_sk, o_th = torch.empty_like(x), torch.empty_like(x)
+
+    def skf():
+        return need("scatter")(x, ie, src, 0, reduce="sum", out=o_sk)
+
+    def thf():
+        o_th.copy_(x)
+        return o_th.scatter_add_(0, ie, src)
+    return Case("W2-float64", "W2 in float64", REDUCE, nb(src, i1) + 2 * nb(x), ie.numel(),
+                sk=skf, th=thf, prep_sk=poison(o_sk), sk_out=o_sk, prep_th=poison(o_th),
+                check="close", rtol=1e-10, atol=1e-12, np_note="not timed", variant=True)
+
+
+def w5_sorted(s):
+    """W5 with its index sorted (a CSR graph's targets, a sorted batch)."""
+    g = _gen(5)
+    N, T, C = (1 << 20) // s, 100000 // s, 32
+    x = randn((T, C), g)
+    u = randn((N, C), g)
+    i = randint(T, (N,), g).sort().values
+    o_sk, o_th = torch.empty_like(x), torch.empty_like(x)
+
+    def skf():
+        return need("index_scatter")(x, i, u, 0, reduce="sum", out=o_sk)
+
+    def thf():
+        o_th.copy_(x)
+        return o_th.index_add_(0, i, u)
+    return Case("W5-sorted", "W5 with a sorted index", REDUCE, nb(u, i) + 2 * nb(x), i.numel(),
+                sk=skf, th=thf, prep_sk=poison(o_sk), sk_out=o_sk, prep_th=poison(o_th),
+                check="close", np_note="not timed", variant=True)
+
+
+VARIANTS = {
+    "W1": [lambda s: w1_small(s, torch.int8), lambda s: w1_small(s, torch.bool)],
+    "W2": [w2_f64],
+    "W5": [w5_sorted],
+}
