@@ -32,7 +32,7 @@ def print_table(rows, n, copy):
         n, "" if n == 1 else "s", copy["gbps"], copy["method"], ends, nt))
     hdr = ("workload", "thr", "sk ms", "torch ms", "numpy ms", "speed-up", "sk GB/s",
            "copy GB/s", "frac copy", "frac NT", "frac run", "extra MB", "B/idx", "check")
-    w = (10, 3, 9, 9, 10, 8, 8, 9, 9, 7, 8, 8, 7, 0)
+    w = (12, 3, 9, 9, 10, 8, 8, 9, 9, 7, 8, 8, 7, 0)
     line = lambda cols: "  ".join(  # noqa: E731
         (c.ljust(k) if i == 0 or i == len(w) - 1 else c.rjust(k))
         for i, (c, k) in enumerate(zip(cols, w))).rstrip()

@@ -42,10 +42,10 @@ def print_scaling(all_rows, threads):
     top = max(threads)
     print()
     print("== thread scaling (scatterkit ms) ==")
-    head = "%-10s" % "workload" + "".join("%9s" % ("%d thr" % n) for n in threads)
+    head = "%-12s" % "workload" + "".join("%9s" % ("%d thr" % n) for n in threads)
     print(head + "%12s%11s%11s" % ("torch@%d" % top, "16/2 thr", "1/%d thr" % top))
     for r in rows:
-        print("%-10s" % r["id"] + "".join("%9s" % _f(r["ms"].get(n), ".2f") for n in threads) +
+        print("%-12s" % r["id"] + "".join("%9s" % _f(r["ms"].get(n), ".2f") for n in threads) +
               "%12s%11s%11s" % (_f(r["torch_ms_top"], ".2f"), _f(r["ratio_16_2"], ".2f"),
                                 _f(r["speedup_1_top"], ".2f")))
     have = [r for r in rows if r["ratio_16_2"] is not None]

@@ -1,6 +1,7 @@
 """Dtype and layout variants of the standard workloads: the ones issue 21
 found slower than PyTorch on a 16-core machine (W1 on 1-byte data, W2 in
-float64, W5 with a sorted index). Their rows carry `variant`; the median
+float64, W5 with a sorted index), and BENCH.md's HOT (W5's rows into 10
+targets, float32 and bfloat16). Their rows carry `variant`; the median
 speed-up stays over the standard W1-W12, every other target counts them."""
 import numpy as np
 import torch
@@ -73,8 +74,34 @@ def w5_sorted(s):
                 check="close", np_note="not timed", variant=True)
 
 
+def w5_hot(s, dtype):
+    """BENCH.md's HOT on the CPU: W5's rows into 10 targets (contention)."""
+    g = _gen(5)
+    N, T, C = (1 << 20) // s, 10, 32
+    x = torch.zeros((T, C), dtype=dtype)
+    u = randn((N, C), g, dtype)
+    i = randint(T, (N,), g)
+    o_sk, o_th = torch.empty_like(x), torch.empty_like(x)
+
+    def skf():
+        return need("index_scatter")(x, i, u, 0, reduce="sum", out=o_sk)
+
+    def thf():
+        o_th.copy_(x)
+        return o_th.index_add_(0, i, u)
+
+    def ref():  # CONTRACT: 16-bit sums accumulate in float32, rounded once
+        return x.float().index_add(0, i, u.float()).to(dtype)
+    name = "HOT" if dtype == torch.float32 else "HOT-" + str(dtype).replace("torch.", "")
+    return Case(name, "index_scatter sum, u [%d,%d] into 10 rows" % (N, C), REDUCE,
+                nb(u, i) + 2 * nb(x), i.numel(), sk=skf, th=thf, prep_sk=poison(o_sk),
+                sk_out=o_sk, prep_th=poison(o_th), check="close",
+                rtol=1e-3 if dtype == torch.float32 else 1.0 / 64, atol=1e-2,
+                ref=None if dtype == torch.float32 else ref, np_note="not timed", variant=True)
+
+
 VARIANTS = {
     "W1": [lambda s: w1_small(s, torch.int8), lambda s: w1_small(s, torch.bool)],
     "W2": [w2_f64],
-    "W5": [w5_sorted],
+    "W5": [w5_sorted, lambda s: w5_hot(s, torch.float32), lambda s: w5_hot(s, torch.bfloat16)],
 }

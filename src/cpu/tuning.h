@@ -92,6 +92,12 @@ enum { SK_SEG_DIRECT_MIN_ROW_BYTES = 64, SK_SEG_DIRECT_MAX_GROUPS = SK_MAX_THREA
 /* Segments: windows of at least this many rows, and key windows of more
  * than this many keys (fewer: owner_chunks). */
 enum { SK_SEG_LEAST_WINDOW = 1024 };
+/* segments_hot: a key is hot when, in a sample of SK_SEG_HOT_SAMPLE rows,
+ * its rows are more than SK_SEG_HOT_SHARE_TENTHS tenths of one thread's
+ * share: the thread folding it in segments_direct would take that much
+ * longer than the others (a sample, not a count: the decision changes no
+ * bits). */
+enum { SK_SEG_HOT_SAMPLE = 4096, SK_SEG_HOT_SHARE_TENTHS = 12 };
 /* Owner-computes in the canonical order takes spans of at least this many
  * targets. */
 enum { SK_SEG_MIN_WINDOW = 1 << 16 };

@@ -5,8 +5,9 @@
  * result must equal the reference bit for bit. The values are random
  * reals, so that only the canonical order of float sums, means and
  * products (docs/CONTRACT.md) gives the reference's bits; some targets get
- * more than 256 updates (several canonical chunks), some more than
- * SK_SEG_HOT_ROWS (split among threads). The unforced call is also run at
+ * more than 256 updates (several canonical chunks), and in the hot cases
+ * three in four go to one target (segments_hot splits its chunks among
+ * threads). The unforced call is also run at
  * 1, 3, 7, 16 and 64 threads: the same bits. The test fails if some path of a table
  * never applied: a moved threshold cannot silently drop a path from the
  * tests.

@@ -1,6 +1,8 @@
 """The canonical order of float sums, means and products (docs/CONTRACT.md):
 bitwise equal to a plain fold written here from the contract, whatever the
 layout of the index, the path, the size or the thread count."""
+import os
+
 import numpy as np
 import pytest
 
@@ -59,6 +61,33 @@ def test_index_scatter_hot_target_is_canonical(dtype, reduce, include_self):
     want = reference_index_add(x, idx, upd, reduce, include_self)
     got = sk.index_scatter(x, idx, upd, 0, reduce=reduce, include_self=include_self)
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduce", ["sum", "mean", "prod"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_hot_key_split_among_threads_is_canonical(dtype, reduce, include_self):
+    """Rows long enough for the segment engines (64 bytes), nine in ten into
+    target 0: at 2 threads and more its chunks are folded on every thread
+    (cpu/scatter/segments_hot) and their partials folded in order after;
+    the same bits at every thread count."""
+    rng = np.random.default_rng(11)
+    n_rows, n_targets = 4000, 30
+    idx = rng.integers(0, n_targets, n_rows)
+    idx[rng.random(n_rows) < 0.9] = 0
+    upd = rng.uniform(0.5, 1.5, (n_rows, 16)).astype(dtype)
+    x = rng.uniform(-1, 1, (n_targets, 16)).astype(dtype)
+    want = reference_index_add(x, idx, upd, reduce, include_self)
+    before = sk.get_num_threads()
+    try:
+        for threads in (1, 2, 3, 16):
+            sk.set_num_threads(threads)
+            got = sk.index_scatter(x, idx, upd, 0, reduce=reduce, include_self=include_self)
+            if threads >= 2 and len(os.sched_getaffinity(0)) >= 2:
+                assert sk.last_kernel() == "cpu/scatter/segments_hot"
+            np.testing.assert_array_equal(got, want, err_msg="%d threads" % threads)
+    finally:
+        sk.set_num_threads(before)
 
 
 def test_serial_sum_matches_numpy_add_at():

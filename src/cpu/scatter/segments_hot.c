@@ -1,0 +1,245 @@
+/* Path "cpu/scatter/segments_hot": segments (segments.h) for a problem
+ * in which one key takes so large a share of the update rows that the
+ * thread folding it would hold up the rest (sk_seg_hot_suits): the float
+ * sums, means and products of message passing into a hub, of a batch
+ * whose ids repeat one id, of HOT (BENCH.md).
+ *
+ * The canonical order cuts a key's rows, in position order, into chunks of
+ * SK_CANONICAL_CHUNK: the first folded into the start value, each later one
+ * folded from its own first row into a partial row, the partials then
+ * folded into the value one after another. The chunks of one key are
+ * therefore independent until that last step, so they are the unit of work
+ * here: the rows are sorted by key (sk_seg_sort_all), every key's first
+ * chunk is folded into its row of out and every later chunk into a partial
+ * row of its own, on any thread (two parallel regions of about equal
+ * units), and a third region folds each key's partials into its value in
+ * order. The bits are those of every other path. */
+#include "cpu/scatter/segments_fold.h"
+
+#include <stdlib.h>
+
+typedef struct {
+    sk_seg_job job;       /* the layout: row plan, len, nkeys */
+    sk_seg_job sort;      /* the rows by key: perm, end */
+    int64_t nparts;       /* partial rows: chunks past each key's first */
+    int32_t *part_start;  /* [nkeys + 1]: each key's first partial row */
+    char *parts;          /* nparts rows of len values */
+} sk_hot_job;
+
+/* Partial rows of nrows rows at most: one per chunk past a key's first. */
+static int64_t sk_hot_most_parts(int64_t nrows) { return nrows / SK_CANONICAL_CHUNK + 1; }
+
+static int sk_hot_cmp(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Whether the key with the most rows, in a sample of SK_SEG_HOT_SAMPLE rows
+ * spread evenly over the index, takes more than SK_SEG_HOT_SHARE_TENTHS
+ * tenths of what one of `groups` threads would fold in segments_direct.
+ * The sample is fixed by the problem; either answer gives the same bits. */
+static bool sk_hot_key_in_sample(const sk_seg_job *layout, int groups) {
+    sk_seg_job j = *layout;
+    sk_seg_window(&j, 0, j.nkeys, 0);
+    int32_t keys[SK_SEG_HOT_SAMPLE];
+    int64_t n = j.nrows < SK_SEG_HOT_SAMPLE ? j.nrows : SK_SEG_HOT_SAMPLE;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r = i * j.nrows / n;
+        sk_seg_keys_of(&j, keys + i, r, r + 1);
+    }
+    qsort(keys, (size_t)n, sizeof keys[0], sk_hot_cmp);
+    int64_t best = 0;
+    for (int64_t i = 0, run = 0; i < n; i++) {
+        run = i > 0 && keys[i] == keys[i - 1] ? run + 1 : 1;
+        if (keys[i] >= 0 && run > best) best = run;
+    }
+    return best * groups * 10 > n * SK_SEG_HOT_SHARE_TENTHS;
+}
+
+/* The sort's own scratch (sk_seg_sort_all) and this path's: within the
+ * call's budget, or the path does not apply. */
+static bool sk_hot_fits(const sk_seg_job *job, const sk_plan *p, const sk_exec *ex,
+                        size_t *own) {
+    sk_seg_job j = *job;
+    sk_seg_window(&j, 0, j.nkeys, 0);
+    size_t rows = sk_scratch_round((size_t)j.nrows * sizeof(int32_t));
+    size_t hist = (size_t)(sk_seg_sort_chunks(j.nrows) * j.nbuckets) * sizeof(int32_t);
+    size_t sort = 3 * rows + sk_scratch_round(hist) + sk_scratch_round((size_t)j.nbuckets * 4) +
+                  (size_t)j.nkeys * sizeof(int32_t);
+    *own = sk_scratch_round((size_t)(j.nkeys + 1) * sizeof(int32_t)) +
+           (size_t)(sk_hot_most_parts(j.nrows) * j.len) * p->elem_size;
+    return (double)(sort + *own) <= sk_scatter_budget(p, ex);
+}
+
+/* Float sums, means and products, float32 or float64, that
+ * segments_direct takes (contiguous rows of 64 bytes or more) in two groups
+ * or more, with a hot key in the sample. */
+static bool sk_seg_hot_suits(sk_seg_job *job, const sk_plan *p, const sk_exec *ex, size_t *own) {
+    if ((p->dtype != SK_DTYPE_FLOAT32 && p->dtype != SK_DTYPE_FLOAT64) ||
+        !sk_scatter_folds_chunks(p) || !sk_seg_layout(job, p, ex, true) || !job->out_row_major)
+        return false;
+    return job->ngroups >= 2 && sk_hot_fits(job, p, ex, own) &&
+           sk_hot_key_in_sample(job, (int)job->ngroups);
+}
+
+static bool sk_hot_applies(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
+                           sk_path_need *need) {
+    (void)copy_from;
+    sk_seg_job job;
+    size_t own;
+    if (!sk_seg_hot_suits(&job, p, ex, &own)) return false;
+    need->scratch_bytes = own;
+    need->fuses_copy = false;
+    return true;
+}
+
+/* Rows [i0, i1) of perm (one chunk of one key, in position order) into
+ * `dest`: from its first row (first), else into the value there. */
+SK_INLINE void sk_hot_chunk(const sk_hot_job *h, char *dest, int64_t i0, int64_t i1, bool first,
+                            const sk_dtype DT, const sk_reduce OP) {
+    const sk_seg_job *job = &h->job;
+    const size_t es = sk_es(DT), bytes = (size_t)job->len * es < 256 ? (size_t)job->len * es : 256;
+    const char *src = job->p->dense;
+    for (int64_t i = i0; i < i1; i++) {
+        if (i + SK_SEG_AHEAD < i1)
+            sk_prefetch_row_l2(src + (ptrdiff_t)sk_seg_src_offset(job, h->sort.perm[i + SK_SEG_AHEAD]) *
+                                         (ptrdiff_t)es, bytes);
+        const char *row = src + (ptrdiff_t)sk_seg_src_offset(job, h->sort.perm[i]) * (ptrdiff_t)es;
+        if (DT == SK_DTYPE_FLOAT64) {
+            if (first && i == i0) sk_seg_set_d(dest, row, job->len, DT);
+            else sk_seg_fold_d(dest, row, job->len, DT, OP);
+        } else {
+            if (first && i == i0) sk_seg_set_f(dest, row, job->len, DT);
+            else sk_seg_fold_f(dest, row, job->len, DT, OP);
+        }
+    }
+}
+
+SK_INLINE char *sk_hot_out_row(const sk_hot_job *h, int64_t k) {
+    return h->job.p->target + (ptrdiff_t)sk_seg_out_offset(&h->job, k) * (ptrdiff_t)h->job.p->elem_size;
+}
+SK_INLINE char *sk_hot_part_row(const sk_hot_job *h, int64_t u) {
+    return h->parts + (size_t)(u * h->job.len) * h->job.p->elem_size;
+}
+
+/* The first chunk of keys [k0, k1), into out. */
+static void sk_hot_firsts(const sk_hot_job *h, int64_t k0, int64_t k1, const sk_dtype DT,
+                          const sk_reduce OP) {
+    const bool self = h->job.p->include_self;
+    for (int64_t k = k0; k < k1; k++) {
+        int64_t b = sk_seg_begin(&h->sort, k), e = h->sort.end[k];
+        if (e - b > SK_CANONICAL_CHUNK) e = b + SK_CANONICAL_CHUNK;
+        if (b < e) sk_hot_chunk(h, sk_hot_out_row(h, k), b, e, !self, DT, OP);
+    }
+}
+
+/* Partial rows [u0, u1): the chunk past its key's first that each stands for. */
+static void sk_hot_parts(const sk_hot_job *h, int64_t u0, int64_t u1, const sk_dtype DT,
+                         const sk_reduce OP) {
+    const int32_t *ps = h->part_start;
+    int64_t lo = 0, hi = h->job.nkeys; /* the key k with ps[k] <= u0 < ps[k + 1] */
+    while (hi - lo > 1) {
+        int64_t mid = (lo + hi) / 2;
+        if (ps[mid] <= u0) lo = mid;
+        else hi = mid;
+    }
+    for (int64_t u = u0, k = lo; u < u1; u++) {
+        while (ps[k + 1] <= u) k++;
+        int64_t b = sk_seg_begin(&h->sort, k) + (u - ps[k] + 1) * SK_CANONICAL_CHUNK;
+        int64_t e = b + SK_CANONICAL_CHUNK < h->sort.end[k] ? b + SK_CANONICAL_CHUNK : h->sort.end[k];
+        sk_hot_chunk(h, sk_hot_part_row(h, u), b, e, true, DT, OP);
+    }
+}
+
+/* Keys [k0, k1): their partials folded in, in order; mean divided. */
+static void sk_hot_finish(const sk_hot_job *h, int64_t k0, int64_t k1, const sk_dtype DT,
+                          const sk_reduce RED) {
+    const sk_reduce OP = RED == SK_REDUCE_MEAN ? SK_REDUCE_SUM : RED;
+    const int64_t len = h->job.len;
+    for (int64_t k = k0; k < k1; k++) {
+        int64_t n = h->sort.end[k] - sk_seg_begin(&h->sort, k);
+        if (n == 0) continue; /* out keeps x */
+        char *a = sk_hot_out_row(h, k);
+        for (int64_t u = h->part_start[k]; u < h->part_start[k + 1]; u++) {
+            if (DT == SK_DTYPE_FLOAT64) sk_seg_fold_acc_d(a, sk_hot_part_row(h, u), len, DT, OP);
+            else sk_seg_fold_acc_f(a, sk_hot_part_row(h, u), len, DT, OP);
+        }
+        if (RED != SK_REDUCE_MEAN) continue;
+        int64_t count = n + (h->job.p->include_self ? 1 : 0);
+        for (int64_t j = 0; j < len; j++) {
+            if (DT == SK_DTYPE_FLOAT64) sk_seg_put_d(a, j, sk_seg_mean_d(sk_seg_at_d(a, j, DT), count, DT), DT);
+            else sk_seg_put_f(a, j, sk_seg_mean_f(sk_seg_at_f(a, j, DT), count, DT), DT);
+        }
+    }
+}
+
+/* One task of a region: 0 firsts, 1 partials, 2 the finish; the dtype and
+ * reduction made constants for the fold loops. */
+typedef struct {
+    const sk_hot_job *h;
+    int stage;
+} sk_hot_task;
+
+#define SK_HOT_STAGE(DT, RED, OP)                                                                  \
+    do {                                                                                           \
+        if (t->stage == 0) sk_hot_firsts(t->h, lo, hi, DT, OP);                                    \
+        else if (t->stage == 1) sk_hot_parts(t->h, lo, hi, DT, OP);                                \
+        else sk_hot_finish(t->h, lo, hi, DT, RED);                                                 \
+    } while (0)
+
+static void sk_hot_region(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
+    const sk_hot_task *t = arg;
+    (void)tid, (void)chunk;
+    const sk_plan *p = t->h->job.p;
+    const bool f64 = p->dtype == SK_DTYPE_FLOAT64;
+    switch (p->reduce) {
+    case SK_REDUCE_PROD:
+        if (f64) SK_HOT_STAGE(SK_DTYPE_FLOAT64, SK_REDUCE_PROD, SK_REDUCE_PROD);
+        else SK_HOT_STAGE(SK_DTYPE_FLOAT32, SK_REDUCE_PROD, SK_REDUCE_PROD);
+        break;
+    case SK_REDUCE_MEAN:
+        if (f64) SK_HOT_STAGE(SK_DTYPE_FLOAT64, SK_REDUCE_MEAN, SK_REDUCE_SUM);
+        else SK_HOT_STAGE(SK_DTYPE_FLOAT32, SK_REDUCE_MEAN, SK_REDUCE_SUM);
+        break;
+    default:
+        if (f64) SK_HOT_STAGE(SK_DTYPE_FLOAT64, SK_REDUCE_SUM, SK_REDUCE_SUM);
+        else SK_HOT_STAGE(SK_DTYPE_FLOAT32, SK_REDUCE_SUM, SK_REDUCE_SUM);
+        break;
+    }
+}
+#undef SK_HOT_STAGE
+
+static sk_status sk_hot_run(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
+                            void *scratch) {
+    (void)copy_from;
+    sk_hot_job h;
+    size_t own;
+    memset(&h, 0, sizeof h);
+    if (!sk_seg_hot_suits(&h.job, p, ex, &own)) return SK_PATH_DECLINED; /* as applies() found */
+    int nt = sk_seg_threads(&h.job, ex);
+    const int64_t nkeys = h.job.nkeys;
+    if (!sk_seg_sort_all(&h.sort, &h.job.rows, nkeys, nt)) return SK_PATH_DECLINED;
+    char *at = scratch;
+    h.part_start = sk_scratch_carve(&at, (size_t)(nkeys + 1) * sizeof(int32_t));
+    h.parts = at;
+    h.part_start[0] = 0;
+    for (int64_t k = 0; k < nkeys; k++) { /* chunks past the first */
+        int64_t n = h.sort.end[k] - sk_seg_begin(&h.sort, k);
+        int64_t more = n > SK_CANONICAL_CHUNK ? (n - 1) / SK_CANONICAL_CHUNK : 0;
+        h.part_start[k + 1] = (int32_t)(h.part_start[k] + more);
+    }
+    h.nparts = h.part_start[nkeys];
+    const int64_t unit = SK_CANONICAL_CHUNK * h.job.len;
+    sk_hot_task t = {&h, 0};
+    sk_parallel_chunks(nt, nkeys, sk_chunks_for(nt, nkeys, h.job.nrows / nkeys * h.job.len + 1),
+                       sk_hot_region, &t);
+    t.stage = 1;
+    sk_parallel_chunks(nt, h.nparts, sk_chunks_for(nt, h.nparts, unit), sk_hot_region, &t);
+    t.stage = 2;
+    sk_parallel_chunks(nt, nkeys, sk_chunks_for(nt, nkeys, h.job.len), sk_hot_region, &t);
+    sk_seg_sort_free(&h.sort);
+    return SK_STATUS_OK;
+}
+
+const sk_path sk_path_segments_hot = {"cpu/scatter/segments_hot", false, true, sk_hot_applies,
+                                      sk_hot_run};
