@@ -90,6 +90,36 @@ def test_hot_key_split_among_threads_is_canonical(dtype, reduce, include_self):
         sk.set_num_threads(before)
 
 
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("reduce", ["sum", "mean", "prod"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_hot_key_split_among_threads_16_bit(dtype, reduce, include_self):
+    """The same in 16-bit types: the canonical fold in float32, rounded
+    once, at every thread count (the hot key's chunks on every thread)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(12)
+    n_rows, n_targets = 4000, 30
+    idx = rng.integers(0, n_targets, n_rows)
+    idx[rng.random(n_rows) < 0.9] = 0
+    tdt = getattr(torch, dtype)
+    upd = torch.from_numpy(rng.uniform(0.5, 1.5, (n_rows, 32)).astype(np.float32)).to(tdt)
+    x = torch.from_numpy(rng.uniform(-1, 1, (n_targets, 32)).astype(np.float32)).to(tdt)
+    want = reference_index_add(x.float().numpy(), idx, upd.float().numpy(), reduce,
+                               include_self)
+    want = torch.from_numpy(want).to(tdt)  # round to nearest even, once
+    before = sk.get_num_threads()
+    try:
+        for threads in (1, 2, 16):
+            sk.set_num_threads(threads)
+            got = sk.index_scatter(x, torch.from_numpy(idx), upd, 0, reduce=reduce,
+                                   include_self=include_self)
+            if threads >= 2 and len(os.sched_getaffinity(0)) >= 2:
+                assert sk.last_kernel() == "cpu/scatter/segments_hot"
+            assert torch.equal(got.view(torch.int16), want.view(torch.int16)), threads
+    finally:
+        sk.set_num_threads(before)
+
+
 def test_serial_sum_matches_numpy_add_at():
     """At most 256 contributors per target: exactly the serial loop."""
     rng = np.random.default_rng(1)

@@ -13,7 +13,9 @@
  * chunk is folded into its row of out and every later chunk into a partial
  * row of its own, on any thread (two parallel regions of about equal
  * units), and a third region folds each key's partials into its value in
- * order. The bits are those of every other path. */
+ * order. 16-bit types fold into float32 rows (a value row per key, the
+ * partial rows) and are rounded once at the end, as in segments. The bits
+ * are those of every other path. */
 #include "cpu/scatter/segments_fold.h"
 
 #include <stdlib.h>
@@ -23,7 +25,8 @@ typedef struct {
     sk_seg_job sort;      /* the rows by key: perm, end */
     int64_t nparts;       /* partial rows: chunks past each key's first */
     int32_t *part_start;  /* [nkeys + 1]: each key's first partial row */
-    char *parts;          /* nparts rows of len values */
+    char *parts;          /* nparts rows of len values (float32 for 16-bit types) */
+    float *acc;           /* 16-bit types: a float32 value row per key; else NULL */
 } sk_hot_job;
 
 /* Partial rows of nrows rows at most: one per chunk past a key's first. */
@@ -67,16 +70,16 @@ static bool sk_hot_fits(const sk_seg_job *job, const sk_plan *p, const sk_exec *
     size_t sort = 3 * rows + sk_scratch_round(hist) + sk_scratch_round((size_t)j.nbuckets * 4) +
                   (size_t)j.nkeys * sizeof(int32_t);
     *own = sk_scratch_round((size_t)(j.nkeys + 1) * sizeof(int32_t)) +
-           (size_t)(sk_hot_most_parts(j.nrows) * j.len) * p->elem_size;
+           sk_scratch_round((size_t)(sk_hot_most_parts(j.nrows) * j.len) * j.acc_size) +
+           (SK_IS_HALF(p->dtype) ? (size_t)(j.nkeys * j.len) * sizeof(float) : 0);
     return (double)(sort + *own) <= sk_scatter_budget(p, ex);
 }
 
-/* Float sums, means and products, float32 or float64, that
- * segments_direct takes (contiguous rows of 64 bytes or more) in two groups
- * or more, with a hot key in the sample. */
+/* Float sums, means and products that segments_direct takes (contiguous
+ * rows of 64 bytes or more) in two groups or more, with a hot key in the
+ * sample. */
 static bool sk_seg_hot_suits(sk_seg_job *job, const sk_plan *p, const sk_exec *ex, size_t *own) {
-    if ((p->dtype != SK_DTYPE_FLOAT32 && p->dtype != SK_DTYPE_FLOAT64) ||
-        !sk_scatter_folds_chunks(p) || !sk_seg_layout(job, p, ex, true) || !job->out_row_major)
+    if (!sk_scatter_folds_chunks(p) || !sk_seg_layout(job, p, ex, true) || !job->out_row_major)
         return false;
     return job->ngroups >= 2 && sk_hot_fits(job, p, ex, own) &&
            sk_hot_key_in_sample(job, (int)job->ngroups);
@@ -108,7 +111,7 @@ SK_INLINE void sk_hot_chunk(const sk_hot_job *h, char *dest, int64_t i0, int64_t
         if (DT == SK_DTYPE_FLOAT64) {
             if (first && i == i0) sk_seg_set_d(dest, row, job->len, DT);
             else sk_seg_fold_d(dest, row, job->len, DT, OP);
-        } else {
+        } else { /* float32, or 16-bit rows into float32 */
             if (first && i == i0) sk_seg_set_f(dest, row, job->len, DT);
             else sk_seg_fold_f(dest, row, job->len, DT, OP);
         }
@@ -119,7 +122,11 @@ SK_INLINE char *sk_hot_out_row(const sk_hot_job *h, int64_t k) {
     return h->job.p->target + (ptrdiff_t)sk_seg_out_offset(&h->job, k) * (ptrdiff_t)h->job.p->elem_size;
 }
 SK_INLINE char *sk_hot_part_row(const sk_hot_job *h, int64_t u) {
-    return h->parts + (size_t)(u * h->job.len) * h->job.p->elem_size;
+    return h->parts + (size_t)(u * h->job.len) * h->job.acc_size;
+}
+/* Where key k's value accumulates: its float32 row (16-bit types), else out. */
+SK_INLINE char *sk_hot_value_row(const sk_hot_job *h, int64_t k) {
+    return h->acc ? (char *)(h->acc + k * h->job.len) : sk_hot_out_row(h, k);
 }
 
 /* The first chunk of keys [k0, k1), into out. */
@@ -129,7 +136,10 @@ static void sk_hot_firsts(const sk_hot_job *h, int64_t k0, int64_t k1, const sk_
     for (int64_t k = k0; k < k1; k++) {
         int64_t b = sk_seg_begin(&h->sort, k), e = h->sort.end[k];
         if (e - b > SK_CANONICAL_CHUNK) e = b + SK_CANONICAL_CHUNK;
-        if (b < e) sk_hot_chunk(h, sk_hot_out_row(h, k), b, e, !self, DT, OP);
+        if (b >= e) continue;
+        if (h->acc && self) /* the value starts from x's row, in out */
+            sk_seg_set_f(sk_hot_value_row(h, k), sk_hot_out_row(h, k), h->job.len, DT);
+        sk_hot_chunk(h, sk_hot_value_row(h, k), b, e, !self, DT, OP);
     }
 }
 
@@ -159,17 +169,20 @@ static void sk_hot_finish(const sk_hot_job *h, int64_t k0, int64_t k1, const sk_
     for (int64_t k = k0; k < k1; k++) {
         int64_t n = h->sort.end[k] - sk_seg_begin(&h->sort, k);
         if (n == 0) continue; /* out keeps x */
-        char *a = sk_hot_out_row(h, k);
+        char *a = sk_hot_value_row(h, k);
         for (int64_t u = h->part_start[k]; u < h->part_start[k + 1]; u++) {
             if (DT == SK_DTYPE_FLOAT64) sk_seg_fold_acc_d(a, sk_hot_part_row(h, u), len, DT, OP);
             else sk_seg_fold_acc_f(a, sk_hot_part_row(h, u), len, DT, OP);
         }
-        if (RED != SK_REDUCE_MEAN) continue;
         int64_t count = n + (h->job.p->include_self ? 1 : 0);
-        for (int64_t j = 0; j < len; j++) {
+        for (int64_t j = 0; RED == SK_REDUCE_MEAN && j < len; j++) {
             if (DT == SK_DTYPE_FLOAT64) sk_seg_put_d(a, j, sk_seg_mean_d(sk_seg_at_d(a, j, DT), count, DT), DT);
             else sk_seg_put_f(a, j, sk_seg_mean_f(sk_seg_at_f(a, j, DT), count, DT), DT);
         }
+        if (!h->acc) continue;
+        /* rounded once; a NaN already in x (out's row) keeps its bits */
+        uint16_t *o = (uint16_t *)(void *)sk_hot_out_row(h, k);
+        sk_f32_run_to_half(o, 1, o, 1, (const float *)(const void *)a, len, DT == SK_DTYPE_BFLOAT16);
     }
 }
 
@@ -187,26 +200,31 @@ typedef struct {
         else sk_hot_finish(t->h, lo, hi, DT, RED);                                                 \
     } while (0)
 
+#define SK_HOT_BY_DTYPE(DTYPE, RED, OP)                                                            \
+    do {                                                                                           \
+        if ((DTYPE) == SK_DTYPE_FLOAT64) SK_HOT_STAGE(SK_DTYPE_FLOAT64, RED, OP);                  \
+        else if ((DTYPE) == SK_DTYPE_BFLOAT16) SK_HOT_STAGE(SK_DTYPE_BFLOAT16, RED, OP);           \
+        else if ((DTYPE) == SK_DTYPE_FLOAT16) SK_HOT_STAGE(SK_DTYPE_FLOAT16, RED, OP);             \
+        else SK_HOT_STAGE(SK_DTYPE_FLOAT32, RED, OP);                                              \
+    } while (0)
+
 static void sk_hot_region(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
     const sk_hot_task *t = arg;
     (void)tid, (void)chunk;
     const sk_plan *p = t->h->job.p;
-    const bool f64 = p->dtype == SK_DTYPE_FLOAT64;
     switch (p->reduce) {
     case SK_REDUCE_PROD:
-        if (f64) SK_HOT_STAGE(SK_DTYPE_FLOAT64, SK_REDUCE_PROD, SK_REDUCE_PROD);
-        else SK_HOT_STAGE(SK_DTYPE_FLOAT32, SK_REDUCE_PROD, SK_REDUCE_PROD);
+        SK_HOT_BY_DTYPE(p->dtype, SK_REDUCE_PROD, SK_REDUCE_PROD);
         break;
     case SK_REDUCE_MEAN:
-        if (f64) SK_HOT_STAGE(SK_DTYPE_FLOAT64, SK_REDUCE_MEAN, SK_REDUCE_SUM);
-        else SK_HOT_STAGE(SK_DTYPE_FLOAT32, SK_REDUCE_MEAN, SK_REDUCE_SUM);
+        SK_HOT_BY_DTYPE(p->dtype, SK_REDUCE_MEAN, SK_REDUCE_SUM);
         break;
     default:
-        if (f64) SK_HOT_STAGE(SK_DTYPE_FLOAT64, SK_REDUCE_SUM, SK_REDUCE_SUM);
-        else SK_HOT_STAGE(SK_DTYPE_FLOAT32, SK_REDUCE_SUM, SK_REDUCE_SUM);
+        SK_HOT_BY_DTYPE(p->dtype, SK_REDUCE_SUM, SK_REDUCE_SUM);
         break;
     }
 }
+#undef SK_HOT_BY_DTYPE
 #undef SK_HOT_STAGE
 
 static sk_status sk_hot_run(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
@@ -221,7 +239,9 @@ static sk_status sk_hot_run(const sk_plan *p, const sk_exec *ex, const sk_tensor
     if (!sk_seg_sort_all(&h.sort, &h.job.rows, nkeys, nt)) return SK_PATH_DECLINED;
     char *at = scratch;
     h.part_start = sk_scratch_carve(&at, (size_t)(nkeys + 1) * sizeof(int32_t));
-    h.parts = at;
+    h.parts = sk_scratch_carve(&at, (size_t)(sk_hot_most_parts(h.job.nrows) * h.job.len) *
+                                        h.job.acc_size);
+    if (SK_IS_HALF(p->dtype)) h.acc = (float *)(void *)at;
     h.part_start[0] = 0;
     for (int64_t k = 0; k < nkeys; k++) { /* chunks past the first */
         int64_t n = h.sort.end[k] - sk_seg_begin(&h.sort, k);
