@@ -33,6 +33,23 @@ def w1_small(s, dtype):
     return case
 
 
+def _sum_case(wid, desc, op, x, i, u, i_bytes, **kw):
+    """A sum along axis 0 into a fresh out: scatterkit's `op` ("scatter",
+    with an expanded index, or "index_scatter") against PyTorch's
+    scatter_add_ or index_add_. i_bytes: the index as its bytes count."""
+    o_sk, o_th = torch.empty_like(x), torch.empty_like(x)
+
+    def skf():
+        return need(op)(x, i, u, 0, reduce="sum", out=o_sk)
+
+    def thf():
+        o_th.copy_(x)
+        return (o_th.scatter_add_ if op == "scatter" else o_th.index_add_)(0, i, u)
+    return Case(wid, desc, REDUCE, nb(u, i_bytes) + 2 * nb(x), i.numel(), sk=skf, th=thf,
+                prep_sk=poison(o_sk), sk_out=o_sk, prep_th=poison(o_th), check="close",
+                np_note="not timed", variant=True, **kw)
+
+
 def w2_f64(s):
     """W2 in float64: 8-byte sums, twice W2's bytes."""
     g = _gen(2)
@@ -40,18 +57,8 @@ def w2_f64(s):
     src = randn((N, C), g, torch.float64)
     i1 = randint(T, (N,), g)
     x = torch.zeros((T, C), dtype=torch.float64)
-    ie = i1[:, None].expand(N, C)
-    o_sk, o_th = torch.empty_like(x), torch.empty_like(x)
-
-    def skf():
-        return need("scatter")(x, ie, src, 0, reduce="sum", out=o_sk)
-
-    def thf():
-        o_th.copy_(x)
-        return o_th.scatter_add_(0, ie, src)
-    return Case("W2-float64", "W2 in float64", REDUCE, nb(src, i1) + 2 * nb(x), ie.numel(),
-                sk=skf, th=thf, prep_sk=poison(o_sk), sk_out=o_sk, prep_th=poison(o_th),
-                check="close", rtol=1e-10, atol=1e-12, np_note="not timed", variant=True)
+    return _sum_case("W2-float64", "W2 in float64", "scatter", x, i1[:, None].expand(N, C), src,
+                     i1, rtol=1e-10, atol=1e-12)
 
 
 def w5_sorted(s):
@@ -61,17 +68,7 @@ def w5_sorted(s):
     x = randn((T, C), g)
     u = randn((N, C), g)
     i = randint(T, (N,), g).sort().values
-    o_sk, o_th = torch.empty_like(x), torch.empty_like(x)
-
-    def skf():
-        return need("index_scatter")(x, i, u, 0, reduce="sum", out=o_sk)
-
-    def thf():
-        o_th.copy_(x)
-        return o_th.index_add_(0, i, u)
-    return Case("W5-sorted", "W5 with a sorted index", REDUCE, nb(u, i) + 2 * nb(x), i.numel(),
-                sk=skf, th=thf, prep_sk=poison(o_sk), sk_out=o_sk, prep_th=poison(o_th),
-                check="close", np_note="not timed", variant=True)
+    return _sum_case("W5-sorted", "W5 with a sorted index", "index_scatter", x, i, u, i)
 
 
 def w5_hot(s, dtype):
@@ -81,23 +78,13 @@ def w5_hot(s, dtype):
     x = torch.zeros((T, C), dtype=dtype)
     u = randn((N, C), g, dtype)
     i = randint(T, (N,), g)
-    o_sk, o_th = torch.empty_like(x), torch.empty_like(x)
-
-    def skf():
-        return need("index_scatter")(x, i, u, 0, reduce="sum", out=o_sk)
-
-    def thf():
-        o_th.copy_(x)
-        return o_th.index_add_(0, i, u)
 
     def ref():  # CONTRACT: 16-bit sums accumulate in float32, rounded once
         return x.float().index_add(0, i, u.float()).to(dtype)
     name = "HOT" if dtype == torch.float32 else "HOT-" + str(dtype).replace("torch.", "")
-    return Case(name, "index_scatter sum, u [%d,%d] into 10 rows" % (N, C), REDUCE,
-                nb(u, i) + 2 * nb(x), i.numel(), sk=skf, th=thf, prep_sk=poison(o_sk),
-                sk_out=o_sk, prep_th=poison(o_th), check="close",
-                rtol=1e-3 if dtype == torch.float32 else 1.0 / 64, atol=1e-2,
-                ref=None if dtype == torch.float32 else ref, np_note="not timed", variant=True)
+    return _sum_case(name, "index_scatter sum, u [%d,%d] into 10 rows" % (N, C), "index_scatter",
+                     x, i, u, i, rtol=1e-3 if dtype == torch.float32 else 1.0 / 64, atol=1e-2,
+                     ref=None if dtype == torch.float32 else ref)
 
 
 VARIANTS = {
