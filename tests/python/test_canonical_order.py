@@ -120,6 +120,48 @@ def test_hot_key_split_among_threads_16_bit(dtype, reduce, include_self):
         sk.set_num_threads(before)
 
 
+@pytest.mark.parametrize("kind", ["negative", "drop", "clip", "rows_3d", "strided_src",
+                                  "expanded_scatter"])
+@pytest.mark.parametrize("reduce", ["sum", "mean", "prod"])
+def test_hot_key_path_same_bits_as_one_thread(kind, reduce):
+    """segments_hot (2 and 7 threads) against segments_direct (1 thread) on
+    the inputs around the plain case: negative index values, the drop and
+    clip modes with values out of range, rows of a 3-d x, a strided src, a
+    scatter through an expanded index. The same bits."""
+    rng = np.random.default_rng(3)
+    n = 20000
+    idx = rng.integers(0, 40, n)
+    idx[rng.random(n) < 0.85] = 3
+    mode = "error"
+    if kind == "negative":
+        idx = idx - 40
+    if kind in ("drop", "clip"):
+        mode = kind
+        idx[::7] = 1000
+    shape = (2, 12) if kind == "rows_3d" else (24,)
+    u = rng.standard_normal((n,) + shape).astype(np.float32)
+    x = rng.standard_normal((40,) + shape).astype(np.float32)
+    if kind == "strided_src":
+        u = rng.standard_normal((n, 48)).astype(np.float32)[:, :24]
+    if kind == "expanded_scatter":
+        ie = np.broadcast_to(idx[:, None], (n, 24))
+        call = lambda: sk.scatter(x, ie, u, 0, reduce=reduce, include_self=False)  # noqa: E731
+    else:
+        call = lambda: sk.index_scatter(x, idx, u, 0, reduce=reduce, mode=mode)  # noqa: E731
+    before = sk.get_num_threads()
+    try:
+        sk.set_num_threads(1)
+        want = call()
+        for threads in (2, 7):
+            sk.set_num_threads(threads)
+            got = call()
+            if len(os.sched_getaffinity(0)) >= 2:
+                assert sk.last_kernel() == "cpu/scatter/segments_hot"
+            assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), threads
+    finally:
+        sk.set_num_threads(before)
+
+
 def test_serial_sum_matches_numpy_add_at():
     """At most 256 contributors per target: exactly the serial loop."""
     rng = np.random.default_rng(1)
