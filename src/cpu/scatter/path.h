@@ -25,7 +25,9 @@ typedef struct sk_path {
      * false */
     bool canonical;
     /* whether the path takes this normalized plan (never reading element
-     * data), and what it needs; copy_from: x when out must become its copy */
+     * data; it may sample index values, whose check comes later: a value
+     * out of range must not be used to address memory), and what it
+     * needs; copy_from: x when out must become its copy */
     bool (*applies)(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
                     sk_path_need *need);
     /* copy_from: non-NULL only when the path fuses the copy (the caller has
