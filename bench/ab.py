@@ -21,8 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import common  # noqa: E402
 from common import set_threads  # noqa: E402
-from variants import VARIANTS  # noqa: E402
-from workloads import WORKLOADS  # noqa: E402
+from variants import workload_makers  # noqa: E402
 
 
 def set_var(var, value):
@@ -78,14 +77,10 @@ def main():
     if common.sk is None:
         print("scatterkit does not import: %s" % common.SK_IMPORT_ERROR)
         return 1
-    for wid, makers in WORKLOADS:
-        if only and wid not in only:
-            continue
-        for make in makers + VARIANTS.get(wid, []):
-            set_threads(max(threads))
-            case = make(8 if args.quick else 1)
-            if case.sk is None:
-                continue
+    for _, _, make in workload_makers(only):
+        set_threads(max(threads))
+        case = make(8 if args.quick else 1)
+        if case.sk is not None:
             compare_case(case, args.var, args.a, args.b, threads, args.reps)
     return 0
 

@@ -32,7 +32,7 @@ from probe import copy_probe  # noqa: E402
 from report import fmt, machine_info, plot, print_summary, print_table, summarize  # noqa: E402
 from scaling import print_scaling  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
-from variants import VARIANTS  # noqa: E402
+from variants import workload_makers  # noqa: E402
 
 
 def parse_args():
@@ -117,20 +117,17 @@ def run_case(case, threads, quick, copies, all_rows):
 
 def run_workloads(threads, only, scale, quick, copies, variants):
     all_rows = []
-    for wid, makers in WORKLOADS:
-        if only and wid not in only:
+    for wid, _, make in workload_makers(only, variants):
+        set_threads(max(threads))
+        try:
+            case = make(scale)
+        except Exception as e:
+            print("%s: could not build inputs: %s" % (wid, e))
+            traceback.print_exc()
             continue
-        for make in makers + (VARIANTS.get(wid, []) if variants else []):
-            set_threads(max(threads))
-            try:
-                case = make(scale)
-            except Exception as e:
-                print("%s: could not build inputs: %s" % (wid, e))
-                traceback.print_exc()
-                continue
-            run_case(case, threads, quick, copies, all_rows)
-            del case
-            gc.collect()
+        run_case(case, threads, quick, copies, all_rows)
+        del case
+        gc.collect()
     return all_rows
 
 

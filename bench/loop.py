@@ -14,17 +14,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import set_threads  # noqa: E402
-from variants import VARIANTS  # noqa: E402
-from workloads import WORKLOADS  # noqa: E402
+from variants import workload_makers  # noqa: E402
 
 
 def find_case(wid, scale):
-    for group, makers in WORKLOADS:
-        for make in makers + VARIANTS.get(group, []):
-            if group == wid or wid.startswith(group + "-"):
-                case = make(scale)
-                if case.wid.upper() == wid:
-                    return case
+    """Builds only the makers that may give wid (a standard one's id starts
+    with its group's)."""
+    for group, vid, make in workload_makers():
+        if (vid or "").upper() == wid or (vid is None and (group == wid or
+                                                           wid.startswith(group + "-"))):
+            case = make(scale)
+            if case.wid.upper() == wid:
+                return case
     raise SystemExit("no workload %s" % wid)
 
 

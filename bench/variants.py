@@ -8,6 +8,7 @@ import torch
 
 from cases import Case, _gen, gather_case, nb, poison, randint, randn
 from common import REDUCE, need
+from workloads import WORKLOADS
 
 
 def w1_small(s, dtype):
@@ -87,8 +88,23 @@ def w5_hot(s, dtype):
                      ref=None if dtype == torch.float32 else ref)
 
 
+# after each standard workload, its variants: (id, maker)
 VARIANTS = {
-    "W1": [lambda s: w1_small(s, torch.int8), lambda s: w1_small(s, torch.bool)],
-    "W2": [w2_f64],
-    "W5": [w5_sorted, lambda s: w5_hot(s, torch.float32), lambda s: w5_hot(s, torch.bfloat16)],
+    "W1": [("W1-int8", lambda s: w1_small(s, torch.int8)),
+           ("W1-bool", lambda s: w1_small(s, torch.bool))],
+    "W2": [("W2-float64", w2_f64)],
+    "W5": [("W5-sorted", w5_sorted), ("HOT", lambda s: w5_hot(s, torch.float32)),
+           ("HOT-bfloat16", lambda s: w5_hot(s, torch.bfloat16))],
 }
+
+
+def workload_makers(only=None, variants=True):
+    """(group, variant id or None, maker) of every standard workload in
+    order, each group followed by its variants; only: the groups to keep."""
+    for group, makers in WORKLOADS:
+        if only and group not in only:
+            continue
+        for make in makers:
+            yield group, None, make
+        for vid, make in VARIANTS.get(group, []) if variants else []:
+            yield group, vid, make

@@ -97,7 +97,7 @@ enum { SK_SEG_LEAST_WINDOW = 1024 };
  * share: the thread folding it in segments_direct would take that much
  * longer than the others (a sample, not a count: the decision changes no
  * bits). */
-enum { SK_SEG_HOT_SAMPLE = 4096, SK_SEG_HOT_SHARE_TENTHS = 12 };
+enum { SK_SEG_HOT_SAMPLE = 1024, SK_SEG_HOT_SHARE_TENTHS = 12 };
 /* Owner-computes in the canonical order takes spans of at least this many
  * targets. */
 enum { SK_SEG_MIN_WINDOW = 1 << 16 };
@@ -110,8 +110,9 @@ enum { SK_SEG_AHEAD = 16 };
 enum { SK_INNER_MIN_RUN = 1024, SK_INNER_CHUNK_BYTES = 65536, SK_INNER_INDEX16_MAX = 65536 };
 /* Inner axis sums: what one thread with the four-row buffers does in the
  * time of one thread summing a row at a time, in tenths (measured:
- * docs/PERF-LOG.md, 2026-11-27). Where the budget holds the buffers for only some of the
- * threads, they are used only if those threads outrun all of them without. */
+ * docs/PERF-LOG.md, 2026-11-27). Where the budget holds the buffers for
+ * only some of the threads, they are used only if those threads outrun all
+ * of them without. */
 enum { SK_INNER_ROWS4_GAIN_TENTHS = 18 };
 /* Inner axis: the index copy and its count run on every thread from this
  * many index entries; below, in the calling thread, where two more parallel

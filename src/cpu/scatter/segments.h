@@ -160,6 +160,8 @@ int64_t sk_seg_sort_chunks(int64_t nrows);
  * done) without memory or beyond int32 sizes. sk_seg_sort_free releases it. */
 bool sk_seg_sort_all(sk_seg_job *job, const sk_plan *rows, int64_t nkeys, int nthreads);
 void sk_seg_sort_free(sk_seg_job *job);
+/* The bytes sk_seg_sort_all takes for nrows rows into nkeys keys. */
+size_t sk_seg_sort_all_bytes(int64_t nrows, int64_t nkeys);
 
 /* ---- the staging (segments_stage.c) ---- */
 /* Sorts the window [w0, w0 + wrows) of rows by bucket into the staging

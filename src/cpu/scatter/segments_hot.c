@@ -18,7 +18,6 @@
  * are those of every other path. */
 #include "cpu/scatter/segments_fold.h"
 
-#include <stdlib.h>
 
 typedef struct {
     sk_seg_job job;       /* the layout: row plan, len, nkeys */
@@ -32,65 +31,58 @@ typedef struct {
 /* Partial rows of nrows rows at most: one per chunk past a key's first. */
 static int64_t sk_hot_most_parts(int64_t nrows) { return nrows / SK_CANONICAL_CHUNK + 1; }
 
-static int sk_hot_cmp(const void *a, const void *b) {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Whether the key with the most rows, in a sample of SK_SEG_HOT_SAMPLE rows
  * spread evenly over the index, takes more than SK_SEG_HOT_SHARE_TENTHS
  * tenths of what one of `groups` threads would fold in segments_direct.
- * The sample is fixed by the problem; either answer gives the same bits. */
+ * The sample is fixed by the problem; either answer gives the same bits.
+ * Its keys are counted in a small open-addressing table: every call that
+ * segments_direct could take asks this first, so it must cost little. */
 static bool sk_hot_key_in_sample(const sk_seg_job *layout, int groups) {
+    enum { SLOTS = 2 * SK_SEG_HOT_SAMPLE }; /* a power of two, half empty at most */
     sk_seg_job j = *layout;
     sk_seg_window(&j, 0, j.nkeys, 0);
-    int32_t keys[SK_SEG_HOT_SAMPLE];
-    int64_t n = j.nrows < SK_SEG_HOT_SAMPLE ? j.nrows : SK_SEG_HOT_SAMPLE;
+    int32_t slot_key[SLOTS];
+    uint16_t slot_count[SLOTS];
+    memset(slot_key, 0xff, sizeof slot_key); /* -1: empty */
+    int64_t n = j.nrows < SK_SEG_HOT_SAMPLE ? j.nrows : SK_SEG_HOT_SAMPLE, best = 0;
     for (int64_t i = 0; i < n; i++) {
+        int32_t k;
         int64_t r = i * j.nrows / n;
-        sk_seg_keys_of(&j, keys + i, r, r + 1);
-    }
-    qsort(keys, (size_t)n, sizeof keys[0], sk_hot_cmp);
-    int64_t best = 0;
-    for (int64_t i = 0, run = 0; i < n; i++) {
-        run = i > 0 && keys[i] == keys[i - 1] ? run + 1 : 1;
-        if (keys[i] >= 0 && run > best) best = run;
+        sk_seg_keys_of(&j, &k, r, r + 1);
+        if (k < 0) continue; /* dropped */
+        uint32_t s = ((uint32_t)k * 2654435761u) & (SLOTS - 1);
+        while (slot_key[s] >= 0 && slot_key[s] != k) s = (s + 1) & (SLOTS - 1);
+        if (slot_key[s] < 0) {
+            slot_key[s] = k;
+            slot_count[s] = 0;
+        }
+        if (++slot_count[s] > best) best = slot_count[s];
     }
     return best * groups * 10 > n * SK_SEG_HOT_SHARE_TENTHS;
 }
 
-/* The sort's own scratch (sk_seg_sort_all) and this path's: within the
- * call's budget, or the path does not apply. */
-static bool sk_hot_fits(const sk_seg_job *job, const sk_plan *p, const sk_exec *ex,
-                        size_t *own) {
-    sk_seg_job j = *job;
-    sk_seg_window(&j, 0, j.nkeys, 0);
-    size_t rows = sk_scratch_round((size_t)j.nrows * sizeof(int32_t));
-    size_t hist = (size_t)(sk_seg_sort_chunks(j.nrows) * j.nbuckets) * sizeof(int32_t);
-    size_t sort = 3 * rows + sk_scratch_round(hist) + sk_scratch_round((size_t)j.nbuckets * 4) +
-                  (size_t)j.nkeys * sizeof(int32_t);
-    *own = sk_scratch_round((size_t)(j.nkeys + 1) * sizeof(int32_t)) +
-           sk_scratch_round((size_t)(sk_hot_most_parts(j.nrows) * j.len) * j.acc_size) +
-           (SK_IS_HALF(p->dtype) ? (size_t)(j.nkeys * j.len) * sizeof(float) : 0);
-    return (double)(sort + *own) <= sk_scatter_budget(p, ex);
-}
-
-/* Float sums, means and products that segments_direct takes (contiguous
- * rows of 64 bytes or more) in two groups or more, with a hot key in the
- * sample. */
-static bool sk_seg_hot_suits(sk_seg_job *job, const sk_plan *p, const sk_exec *ex, size_t *own) {
-    if (!sk_scatter_folds_chunks(p) || !sk_seg_layout(job, p, ex, true) || !job->out_row_major)
+/* The layout of a float sum, mean or prod that segments_direct takes
+ * (contiguous rows of 64 bytes or more) in two groups or more, whose
+ * scratch (sk_seg_sort_all's and this path's, *own) fits the budget. */
+static bool sk_hot_layout(sk_seg_job *job, const sk_plan *p, const sk_exec *ex, size_t *own) {
+    if (!sk_scatter_folds_chunks(p) || !sk_seg_layout(job, p, ex, true) || !job->out_row_major ||
+        job->ngroups < 2)
         return false;
-    return job->ngroups >= 2 && sk_hot_fits(job, p, ex, own) &&
-           sk_hot_key_in_sample(job, (int)job->ngroups);
+    *own = sk_scratch_round((size_t)(job->nkeys + 1) * sizeof(int32_t)) +
+           sk_scratch_round((size_t)(sk_hot_most_parts(job->nrows) * job->len) * job->acc_size) +
+           (SK_IS_HALF(p->dtype) ? (size_t)(job->nkeys * job->len) * sizeof(float) : 0);
+    double bytes = (double)sk_seg_sort_all_bytes(job->nrows, job->nkeys) + (double)*own;
+    return bytes <= sk_scatter_budget(p, ex);
 }
 
+/* ... with a hot key in the sample. */
 static bool sk_hot_applies(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
                            sk_path_need *need) {
     (void)copy_from;
     sk_seg_job job;
     size_t own;
-    if (!sk_seg_hot_suits(&job, p, ex, &own)) return false;
+    if (!sk_hot_layout(&job, p, ex, &own) || !sk_hot_key_in_sample(&job, (int)job.ngroups))
+        return false;
     need->scratch_bytes = own;
     need->fuses_copy = false;
     return true;
@@ -233,7 +225,7 @@ static sk_status sk_hot_run(const sk_plan *p, const sk_exec *ex, const sk_tensor
     sk_hot_job h;
     size_t own;
     memset(&h, 0, sizeof h);
-    if (!sk_seg_hot_suits(&h.job, p, ex, &own)) return SK_PATH_DECLINED; /* as applies() found */
+    if (!sk_hot_layout(&h.job, p, ex, &own)) return SK_PATH_DECLINED; /* as applies() found */
     int nt = sk_seg_threads(&h.job, ex);
     const int64_t nkeys = h.job.nkeys;
     if (!sk_seg_sort_all(&h.sort, &h.job.rows, nkeys, nt)) return SK_PATH_DECLINED;

@@ -115,6 +115,17 @@ int64_t sk_seg_sort_chunks(int64_t nrows) {
     return n < 1 ? 1 : n > SK_SEG_SORT_CHUNKS ? SK_SEG_SORT_CHUNKS : n;
 }
 
+/* key, tmp and perm (a row each), the counts, the bucket ends, end (a key each) */
+size_t sk_seg_sort_all_bytes(int64_t nrows, int64_t nkeys) {
+    sk_seg_job j;
+    memset(&j, 0, sizeof j);
+    sk_seg_window(&j, 0, nkeys, 0);
+    size_t rb = sk_scratch_round((size_t)nrows * sizeof(int32_t));
+    size_t hb = sk_scratch_round((size_t)(sk_seg_sort_chunks(nrows) * j.nbuckets) * sizeof(int32_t));
+    size_t bb = sk_scratch_round((size_t)j.nbuckets * sizeof(int32_t));
+    return 3 * rb + hb + bb + (size_t)nkeys * sizeof(int32_t);
+}
+
 bool sk_seg_sort_all(sk_seg_job *job, const sk_plan *rows, int64_t nkeys, int nthreads) {
     memset(job, 0, sizeof *job);
     job->rows = *rows;
@@ -127,7 +138,7 @@ bool sk_seg_sort_all(sk_seg_job *job, const sk_plan *rows, int64_t nkeys, int nt
     size_t rb = sk_scratch_round((size_t)job->nrows * sizeof(int32_t));
     size_t hb = sk_scratch_round((size_t)(job->nchunks * job->nbuckets) * sizeof(int32_t));
     size_t bb = sk_scratch_round((size_t)job->nbuckets * sizeof(int32_t));
-    job->own_bytes = 3 * rb + hb + bb + (size_t)nkeys * sizeof(int32_t);
+    job->own_bytes = sk_seg_sort_all_bytes(job->nrows, nkeys);
     char *at = job->own = sk_scratch_get(job->own_bytes);
     if (!at) return false;
     job->key = sk_scratch_carve(&at, rb);
