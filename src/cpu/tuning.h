@@ -103,7 +103,12 @@ enum { SK_SEG_HOT_SAMPLE = 1024, SK_SEG_HOT_SHARE_TENTHS = 12 };
 enum { SK_SEG_MIN_WINDOW = 1 << 16 };
 /* Segment rows of src asked for this many rows ahead (a bucket's rows are
  * in increasing order, but far apart). */
-enum { SK_SEG_AHEAD = 16 };
+enum { SK_SEG_AHEAD = 32 };
+/* Segments, direct, with at most this many groups (threads running at
+ * once): each group's thread scans the window's keys for its own rather
+ * than have them placed by group first; the place pass costs more than
+ * the scan where every thread scans all keys only twice (docs/PERF-LOG.md). */
+enum { SK_SEG_SCAN_MAX_GROUPS = 2 };
 /* Inner axis: runs of at least this many updates along the last axis, in
  * chunks of whole target rows of about SK_INNER_CHUNK_BYTES; the index copy
  * is uint16 where the axis has at most SK_INNER_INDEX16_MAX entries. */

@@ -183,18 +183,24 @@ static void run_case(const path_case *c, const char *const *names, int npaths, b
     skt_free(&got);
 }
 
-int main(void) {
+/* test_paths [name]: with a name, only the scatter paths of that name are
+ * forced (CMakeLists.txt runs segments_direct again with a tuning
+ * variable set). */
+int main(int argc, char **argv) {
+    const char *only = argc > 1 ? argv[1] : NULL;
     const char *scatter_names[16], *gather_names[16];
     bool scatter_applied[16] = {false}, gather_applied[16] = {false};
     int ns = 0, ng = 0;
     for (const sk_path *const *at = sk_cpu_scatter_paths; *at; at++)
-        scatter_names[ns++] = (*at)->name;
-    for (const sk_gather_path *const *at = sk_cpu_gather_paths; *at; at++)
+        if (!only || strcmp((*at)->name, only) == 0) scatter_names[ns++] = (*at)->name;
+    for (const sk_gather_path *const *at = sk_cpu_gather_paths; *at && !only; at++)
         gather_names[ng++] = (*at)->name;
+    SKT_CHECK(ns > 0, "no scatter path named %s", only ? only : "");
     skt_rng r;
     skt_seed(&r, 20261127);
     for (size_t c = 0; c < sizeof corpus / sizeof corpus[0]; c++) {
         bool scatter = corpus[c].kind == SCATTER || corpus[c].kind == INDEX_SCATTER;
+        if (only && !scatter) continue;
         run_case(&corpus[c], scatter ? scatter_names : gather_names, scatter ? ns : ng,
                  scatter ? scatter_applied : gather_applied, &r);
     }

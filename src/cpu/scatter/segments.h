@@ -61,6 +61,11 @@ struct sk_seg_job {
     bool direct;
     int64_t ngroups;
     int32_t *staged_pos, *lead;
+    /* direct with at most SK_SEG_SCAN_MAX_GROUPS groups: no positions are
+     * placed; group g's thread scans the window's keys for its own, the
+     * keys [scan_lo[g], scan_lo[g + 1]) (sk_seg_scan_suits) */
+    bool scan;
+    int32_t scan_lo[SK_SEG_SCAN_MAX_GROUPS + 1];
     /* per key: rows folded so far, and the slot of its partial row (the
      * canonical chunk in progress past the first), -1 for none */
     int32_t *seen, *part_slot;
@@ -106,11 +111,15 @@ SK_INLINE int64_t sk_seg_src_offset(const sk_seg_job *job, int64_t r) {
     return off;
 }
 
+/* The window's row i (in position order) where it is in src. */
+SK_INLINE const char *sk_seg_src_row(const sk_seg_job *job, int64_t i) {
+    int64_t r = job->w0 + i;
+    return job->p->dense + (ptrdiff_t)sk_seg_src_offset(job, r) * (ptrdiff_t)job->p->elem_size;
+}
 /* The i-th row of the window's staging order: staged, or read from src. */
 SK_INLINE const char *sk_seg_row(const sk_seg_job *job, int64_t i) {
     if (!job->direct) return job->staged + (size_t)i * job->stage_row;
-    int64_t r = job->w0 + job->staged_pos[i];
-    return job->p->dense + (ptrdiff_t)sk_seg_src_offset(job, r) * (ptrdiff_t)job->p->elem_size;
+    return sk_seg_src_row(job, job->staged_pos[i]);
 }
 
 /* ---- the path (segments.c), shared with segments_direct.c ---- */

@@ -69,25 +69,65 @@ SK_INLINE void SK_SEG_NAME(sk_seg_step)(const sk_seg_job *job, int64_t k, int64_
     }
 }
 
+/* Rows asked for ahead (SK_SEG_AHEAD rows early): key ka's row where it
+ * accumulates, its count, the src row, and x's row where a working row
+ * starts from it (at random: only for a key not seen yet). */
+SK_INLINE void SK_SEG_NAME(sk_seg_ask)(const sk_seg_job *job, int32_t ka, const char *src_row,
+                                       bool x_start, const sk_dtype DT) {
+    const size_t bytes = (size_t)job->len * job->acc_size < 256 ? (size_t)job->len * job->acc_size : 256;
+    const size_t src_bytes = (size_t)job->len * sk_es(DT) < 256 ? (size_t)job->len * sk_es(DT) : 256;
+    sk_prefetch_row_l2(SK_SEG_NAME(sk_seg_acc_row)(job, ka, DT), bytes);
+    __builtin_prefetch(job->seen + ka, 1, 3); /* a miss per row otherwise */
+    if (src_row) sk_prefetch_row_l2(src_row, src_bytes);
+    if (x_start && job->seen[ka] == 0) sk_prefetch_row_l2(sk_seg_x_row(job, ka, sk_es(DT)), src_bytes);
+}
+
+/* Scan (direct, few groups): group g's rows of the window, found by
+ * scanning every key of the window a block at a time into a ring of the
+ * group's rows, each folded into its key's value in position order. */
+SK_INLINE void SK_SEG_NAME(sk_seg_scan)(const sk_seg_job *job, int64_t g, const sk_dtype DT,
+                                        const sk_reduce RED) {
+    enum { BLOCK = 256, RING = 512 }; /* RING: a power of two, >= BLOCK + SK_SEG_AHEAD */
+    int32_t ring[RING];
+    const uint32_t lo = (uint32_t)job->scan_lo[g], span = (uint32_t)job->scan_lo[g + 1] - lo;
+    const bool x_start = job->acc && job->p->include_self;
+    const int32_t *restrict key = job->key;
+    uint32_t head = 0, tail = 0;
+    for (int64_t b0 = 0; b0 < job->wrows; b0 += BLOCK) {
+        int64_t b1 = job->wrows - b0 < BLOCK ? job->wrows : b0 + BLOCK;
+        /* no branch per key: a dropped key (-1) is far outside any span */
+        for (int64_t i = b0; i < b1; i++) {
+            ring[tail % RING] = (int32_t)i;
+            tail += (uint32_t)key[i] - lo < span;
+        }
+        uint32_t until = b1 == job->wrows ? tail : tail > SK_SEG_AHEAD ? tail - SK_SEG_AHEAD : 0;
+        for (; head < until; head++) {
+            if (head + SK_SEG_AHEAD < tail) {
+                int32_t ia = ring[(head + SK_SEG_AHEAD) % RING];
+                SK_SEG_NAME(sk_seg_ask)(job, key[ia], sk_seg_src_row(job, ia), x_start, DT);
+            }
+            int32_t i = ring[head % RING], k = key[i];
+            SK_SEG_NAME(sk_seg_step)(job, k, job->seen[k]++, sk_seg_src_row(job, i), DT, RED);
+        }
+    }
+}
+
 /* Bucket b's staged rows (direct: group b's), in position order, each into
  * its key's value (the keys' rows of later rows asked for SK_SEG_AHEAD rows
  * early). */
 SK_INLINE void SK_SEG_NAME(sk_seg_bucket)(const sk_seg_job *job, int64_t b, const sk_dtype DT,
                                           const sk_reduce RED) {
+    if (job->scan) {
+        SK_SEG_NAME(sk_seg_scan)(job, b, DT, RED);
+        return;
+    }
     const int64_t i0 = b > 0 ? job->bucket_end[b - 1] : 0, i1 = job->bucket_end[b];
-    const size_t bytes = (size_t)job->len * job->acc_size < 256 ? (size_t)job->len * job->acc_size : 256;
-    const size_t src_bytes = (size_t)job->len * sk_es(DT) < 256 ? (size_t)job->len * sk_es(DT) : 256;
     const bool x_start = job->acc && job->p->include_self;
     for (int64_t i = i0; i < i1; i++) {
-        if (i + SK_SEG_AHEAD < i1) {
-            int32_t ka = job->staged_key[i + SK_SEG_AHEAD];
-            sk_prefetch_row_l2(SK_SEG_NAME(sk_seg_acc_row)(job, ka, DT), bytes);
-            __builtin_prefetch(job->seen + ka, 1, 3); /* its count: a miss per row otherwise */
-            /* direct: src rows are not in order, only increasing */
-            if (job->direct) sk_prefetch_row_l2(sk_seg_row(job, i + SK_SEG_AHEAD), src_bytes);
-            /* a working row starts from x's row, read at random */
-            if (x_start) sk_prefetch_row_l2(sk_seg_x_row(job, ka, sk_es(DT)), src_bytes);
-        }
+        if (i + SK_SEG_AHEAD < i1) /* direct: src rows are not in order, only increasing */
+            SK_SEG_NAME(sk_seg_ask)(job, job->staged_key[i + SK_SEG_AHEAD],
+                                    job->direct ? sk_seg_row(job, i + SK_SEG_AHEAD) : NULL,
+                                    x_start, DT);
         int32_t k = job->staged_key[i];
         SK_SEG_NAME(sk_seg_step)(job, k, job->seen[k]++, sk_seg_row(job, i), DT, RED);
     }

@@ -58,6 +58,18 @@ static int sk_seg_direct_max_groups(void) {
     return v;
 }
 
+/* The most groups that scan the keys: SK_SEG_SCAN_MAX_GROUPS, or
+ * SCATTERKIT_SEG_SCAN_GROUPS (a tuning override of the same kind: 0 places
+ * every group's rows; the tests run both ways). */
+static int sk_seg_scan_max_groups(void) {
+    static atomic_int cached = -1;
+    int v = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (v >= 0) return v;
+    v = (int)sk_env_count("SCATTERKIT_SEG_SCAN_GROUPS", SK_SEG_SCAN_MAX_GROUPS, SK_SEG_SCAN_MAX_GROUPS);
+    atomic_store_explicit(&cached, v, memory_order_relaxed);
+    return v;
+}
+
 bool sk_seg_direct_suits(sk_seg_job *job, const sk_exec *ex) {
     int groups = sk_seg_threads(job, ex), cpus = sk_exec_cpus(ex);
     if (groups > cpus) groups = cpus;
@@ -66,6 +78,7 @@ bool sk_seg_direct_suits(sk_seg_job *job, const sk_exec *ex) {
         return false;
     job->direct = true;
     job->ngroups = groups;
+    job->scan = groups <= sk_seg_scan_max_groups();
     job->stage_row = sizeof(int32_t);
     return true;
 }
@@ -126,10 +139,19 @@ static void sk_direct_place(void *arg, int tid, int64_t chunk, int64_t i0, int64
     }
 }
 
+/* Scan: each group's keys, from its first bucket (lead[b] == b). */
+static void sk_scan_ranges(sk_seg_job *job) {
+    int64_t g = 0;
+    for (int64_t b = 0; b < job->nbuckets && g < job->ngroups; b++)
+        if (job->lead[b] == b) job->scan_lo[g++] = (int32_t)(b << job->shift);
+    job->scan_lo[job->ngroups] = (int32_t)job->nwin;
+}
+
 void sk_seg_stage_positions(sk_seg_job *job, int nthreads) {
     job->nchunks = sk_seg_sort_chunks(job->wrows);
     int nt = sk_threads_for_work(nthreads, job->wrows);
     sk_parallel_chunks(nt, job->wrows, job->nchunks, sk_seg_count_chunk, job);
     sk_direct_positions(job);
-    sk_parallel_chunks(nt, job->wrows, job->nchunks, sk_direct_place, job);
+    if (job->scan) sk_scan_ranges(job);
+    else sk_parallel_chunks(nt, job->wrows, job->nchunks, sk_direct_place, job);
 }
