@@ -30,7 +30,7 @@ from common import SK_IMPORT_ERROR, set_threads, sk  # noqa: E402
 from measure import finish_row, measure  # noqa: E402
 from probe import copy_probe  # noqa: E402
 from report import fmt, machine_info, plot, print_summary, print_table, summarize  # noqa: E402
-from scaling import print_scaling  # noqa: E402
+from scaling import PAIRED, paired_times, print_scaling  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
 from variants import workload_makers  # noqa: E402
 
@@ -113,6 +113,16 @@ def run_case(case, threads, quick, copies, all_rows):
         print("  %-7s %d thr: sk %s ms, torch %s ms, numpy %s ms  %s" % (
             row["id"], n, fmt(row.get("sk_ms"), ".2f"), fmt(row.get("torch_ms"), ".2f"),
             fmt(row.get("numpy_ms"), ".2f"), row["check"]), flush=True)
+    top = all_rows[-1]
+    if all(n in threads for n in PAIRED) and top.get("sk_ms") and top["threads"] == max(threads):
+        try:
+            paired = paired_times(case, top.get("reps") or 7)
+        except Exception as e:  # the rows stand without it
+            print("  %-7s paired 2/16 thr: ERROR %s: %s" % (case.wid, type(e).__name__, e))
+            return
+        row16 = next(r for r in all_rows if r["id"] == case.wid and r["threads"] == 16)
+        row16["sk_ms_paired"] = {str(n): v for n, v in paired.items()}
+        print("  %-7s paired: 2 thr %.2f ms, 16 thr %.2f ms" % (case.wid, paired[2], paired[16]))
 
 
 def run_workloads(threads, only, scale, quick, copies, variants):

@@ -3,9 +3,40 @@ scatterkit time at every thread count of the run, PyTorch's at the largest,
 and two ratios: the time at 16 threads over the time at 2 (on a machine with
 fewer than 16 cores that is oversubscription: work that does not grow with
 the thread count keeps it near 1; the target is 1.3 or less), and the
-speed-up from threads (time at 1 over time at the largest count)."""
+speed-up from threads (time at 1 over time at the largest count).
+
+The 16/2 ratio is measured twice. From the rows' medians, timed in blocks
+seconds apart (after PyTorch's own block at that thread count): on a shared
+2-core machine one slow phase moved a single workload's ratio to 1.4 while a
+loop of the same calls measured 1.0-1.1 (docs/PERF-LOG.md). And paired:
+scatterkit's calls at 2 and at 16 threads alternated, one after the other,
+so that the machine's drift falls on both alike; the target is judged on
+the paired ratio, and the table prints both."""
+import statistics
+import time
+
+from common import set_threads
 
 OVERSUB_TARGET = 1.3
+PAIRED = (2, 16)
+
+
+def paired_times(case, reps):
+    """scatterkit's median ms at 2 and at 16 threads, the calls alternated
+    (each after the case's output poisoning, as in the timed blocks)."""
+    times = {n: [] for n in PAIRED}
+    for n in PAIRED:  # a warm-up at each count (thread pools started)
+        set_threads(n)
+        case.sk()
+    for _ in range(reps):
+        for n in PAIRED:
+            set_threads(n)
+            if case.prep_sk is not None:
+                case.prep_sk()
+            t0 = time.perf_counter()
+            case.sk()
+            times[n].append(time.perf_counter() - t0)
+    return {n: statistics.median(ts) * 1e3 for n, ts in times.items()}
 
 
 def _by_workload(all_rows):
@@ -26,6 +57,8 @@ def scaling_rows(all_rows, threads):
         row = {"id": wid, "ms": ms, "torch_ms_top": per.get(top, {}).get("torch_ms"),
                "category": next(iter(per.values()))["category"]}
         row["ratio_16_2"] = ms[16] / ms[2] if 16 in ms and 2 in ms else None
+        paired = per.get(16, {}).get("sk_ms_paired")
+        row["ratio_16_2_paired"] = paired["16"] / paired["2"] if paired else None
         row["speedup_1_top"] = ms[1] / ms[top] if 1 in ms and top in ms and top != 1 else None
         out.append(row)
     return out
@@ -43,20 +76,25 @@ def print_scaling(all_rows, threads):
     print()
     print("== thread scaling (scatterkit ms) ==")
     head = "%-12s" % "workload" + "".join("%9s" % ("%d thr" % n) for n in threads)
-    print(head + "%12s%11s%11s" % ("torch@%d" % top, "16/2 thr", "1/%d thr" % top))
+    print(head + "%12s%11s%13s%11s" % ("torch@%d" % top, "16/2 thr", "16/2 paired",
+                                        "1/%d thr" % top))
     for r in rows:
         print("%-12s" % r["id"] + "".join("%9s" % _f(r["ms"].get(n), ".2f") for n in threads) +
-              "%12s%11s%11s" % (_f(r["torch_ms_top"], ".2f"), _f(r["ratio_16_2"], ".2f"),
-                                _f(r["speedup_1_top"], ".2f")))
+              "%12s%11s%13s%11s" % (_f(r["torch_ms_top"], ".2f"), _f(r["ratio_16_2"], ".2f"),
+                                    _f(r["ratio_16_2_paired"], ".2f"),
+                                    _f(r["speedup_1_top"], ".2f")))
     have = [r for r in rows if r["ratio_16_2"] is not None]
     if not have:
         return None
-    bad = [r["id"] for r in have if r["ratio_16_2"] > OVERSUB_TARGET]
-    worst = max(have, key=lambda r: r["ratio_16_2"])
-    print("16 threads over 2: worst %s %.2fx (target <= %.1fx)%s" % (
-        worst["id"], worst["ratio_16_2"], OVERSUB_TARGET,
-        "; over it: " + ", ".join(bad) if bad else ""))
+    key = "ratio_16_2_paired" if all(r["ratio_16_2_paired"] for r in have) else "ratio_16_2"
+    bad = [r["id"] for r in have if r[key] > OVERSUB_TARGET]
+    worst = max(have, key=lambda r: r[key])
+    print("16 threads over 2 (%s): worst %s %.2fx (target <= %.1fx)%s" % (
+        "paired" if key.endswith("paired") else "blocks", worst["id"], worst[key],
+        OVERSUB_TARGET, "; over it: " + ", ".join(bad) if bad else ""))
     return {"target": "every workload at 16 threads within %.1fx of 2 threads" % OVERSUB_TARGET,
             "threads": 16, "holds": not bad, "failing": bad, "not_measured": [],
-            "values": {r["id"]: r["ratio_16_2"] for r in have}}
+            "measured": "paired" if key.endswith("paired") else "blocks",
+            "values": {r["id"]: r[key] for r in have},
+            "values_blocks": {r["id"]: r["ratio_16_2"] for r in have}}
 
