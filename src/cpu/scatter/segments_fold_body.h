@@ -95,6 +95,9 @@ SK_INLINE void SK_SEG_NAME(sk_seg_scan)(const sk_seg_job *job, int64_t g, const 
     uint32_t head = 0, tail = 0;
     for (int64_t b0 = 0; b0 < job->wrows; b0 += BLOCK) {
         int64_t b1 = job->wrows - b0 < BLOCK ? job->wrows : b0 + BLOCK;
+        /* the keys of the block after next: the hardware's stream of them competes with
+         * the fold's misses */
+        if (b1 + BLOCK < job->wrows) sk_prefetch_row_l2(key + b1 + BLOCK, BLOCK * sizeof(int32_t));
         /* no branch per key: a dropped key (-1) is far outside any span */
         for (int64_t i = b0; i < b1; i++) {
             ring[tail % RING] = (int32_t)i;
