@@ -1,7 +1,9 @@
 /* Path "cpu/scatter/segments_direct": segments (segments.h) without the
  * staged copy of the rows, for rows of SK_SEG_DIRECT_MIN_ROW_BYTES or more
  * (sk_seg_direct_suits). Its sort places each window row's position and key
- * grouped by thread (segments_stage.c), and one thread folds a group,
+ * grouped by thread (segments_stage.c), or with at most two groups only
+ * counts them, each group's thread then scanning the keys for its own
+ * (the scan of segments_fold_body.h); and one thread folds a group,
  * reading each row from src where it is: src's rows are read once in all,
  * in increasing order within a group, and the fold is the canonical order
  * of segments, bit for bit. Staging pays an extra write and read of every

@@ -1,6 +1,8 @@
 /* The staging of segments (segments.h): one window of update rows sorted
  * by bucket, each row copied into its bucket's place as it is placed; or,
- * for segments_direct, only the rows' positions and keys, by group.
+ * for segments_direct, only the rows' positions and keys, by group (with
+ * at most SK_SEG_SCAN_MAX_GROUPS groups not even those: each group's key
+ * range, which its thread scans the keys for).
  *   A. per chunk of the window's rows: their keys, and the chunk's count of
  *      rows per bucket;
  *   B. the counts turned into first positions, bucket by bucket and chunk by
