@@ -24,6 +24,7 @@ typedef struct {
     sk_seg_job sort;      /* the rows by key: perm, end */
     int64_t nparts;       /* partial rows: chunks past each key's first */
     int32_t *part_start;  /* [nkeys + 1]: each key's first partial row */
+    int32_t *part_order;  /* [nparts]: the partial rows by their chunk's first row */
     char *parts;          /* nparts rows of len values (float32 for 16-bit types) */
     float *acc;           /* 16-bit types: a float32 value row per key; else NULL */
 } sk_hot_job;
@@ -69,6 +70,7 @@ static bool sk_hot_layout(sk_seg_job *job, const sk_plan *p, const sk_exec *ex, 
         job->ngroups < 2)
         return false;
     *own = sk_scratch_round((size_t)(job->nkeys + 1) * sizeof(int32_t)) +
+           2 * sk_scratch_round((size_t)(sk_hot_most_parts(job->nrows) + 2) * sizeof(int32_t)) +
            sk_scratch_round((size_t)(sk_hot_most_parts(job->nrows) * job->len) * job->acc_size) +
            (SK_IS_HALF(p->dtype) ? (size_t)(job->nkeys * job->len) * sizeof(float) : 0);
     double bytes = (double)sk_seg_sort_all_bytes(job->nrows, job->nkeys) + (double)*own;
@@ -135,22 +137,56 @@ static void sk_hot_firsts(const sk_hot_job *h, int64_t k0, int64_t k1, const sk_
     }
 }
 
-/* Partial rows [u0, u1): the chunk past its key's first that each stands for. */
-static void sk_hot_parts(const sk_hot_job *h, int64_t u0, int64_t u1, const sk_dtype DT,
-                         const sk_reduce OP) {
-    const int32_t *ps = h->part_start;
-    int64_t lo = 0, hi = h->job.nkeys; /* the key k with ps[k] <= u0 < ps[k + 1] */
+/* The key whose partial rows hold u: ps[k] <= u < ps[k + 1]. */
+static int64_t sk_hot_key_of_part(const int32_t *ps, int64_t nkeys, int64_t u) {
+    int64_t lo = 0, hi = nkeys;
     while (hi - lo > 1) {
         int64_t mid = (lo + hi) / 2;
-        if (ps[mid] <= u0) lo = mid;
+        if (ps[mid] <= u) lo = mid;
         else hi = mid;
     }
-    for (int64_t u = u0, k = lo; u < u1; u++) {
-        while (ps[k + 1] <= u) k++;
-        int64_t b = sk_seg_begin(&h->sort, k) + (u - ps[k] + 1) * SK_CANONICAL_CHUNK;
+    return lo;
+}
+
+/* Where in perm the chunk of partial row u (of key k) begins. */
+SK_INLINE int64_t sk_hot_part_begin(const sk_hot_job *h, int64_t k, int64_t u) {
+    return sk_seg_begin(&h->sort, k) + (u - h->part_start[k] + 1) * SK_CANONICAL_CHUNK;
+}
+
+/* The partial rows part_order[v0, v1): the chunk past its key's first that
+ * each stands for. */
+static void sk_hot_parts(const sk_hot_job *h, int64_t v0, int64_t v1, const sk_dtype DT,
+                         const sk_reduce OP) {
+    const int32_t *ps = h->part_start;
+    for (int64_t v = v0; v < v1; v++) {
+        int64_t u = h->part_order[v], k = sk_hot_key_of_part(ps, h->job.nkeys, u);
+        int64_t b = sk_hot_part_begin(h, k, u);
         int64_t e = b + SK_CANONICAL_CHUNK < h->sort.end[k] ? b + SK_CANONICAL_CHUNK : h->sort.end[k];
         sk_hot_chunk(h, sk_hot_part_row(h, u), b, e, true, DT, OP);
     }
+}
+
+/* part_order: the partial rows by the position of their chunk's first row
+ * (a counting sort by position ranges; within a range in key order). The
+ * threads of the partials region then take ranges of positions, in which
+ * they fold the chunks of every key: each reads a stretch of src whole,
+ * where a range of one key's chunks would read a share of every line of
+ * most of src (HOT: a tenth). Bits do not depend on it. */
+static void sk_hot_order_parts(sk_hot_job *h, int32_t *count) {
+    const int64_t np = h->nparts, nkeys = h->job.nkeys;
+    if (np == 0) return;
+    int shift = 0; /* nrows >> shift <= np: nb + 1 <= np + 2 counts */
+    while ((h->job.nrows >> shift) > np) shift++;
+    const int64_t nb = (h->job.nrows >> shift) + 1;
+    memset(count, 0, (size_t)(nb + 1) * sizeof(int32_t));
+    const int32_t *ps = h->part_start;
+    for (int64_t k = 0; k < nkeys; k++)
+        for (int64_t u = ps[k]; u < ps[k + 1]; u++)
+            count[(h->sort.perm[sk_hot_part_begin(h, k, u)] >> shift) + 1]++;
+    for (int64_t b = 0; b < nb; b++) count[b + 1] += count[b];
+    for (int64_t k = 0; k < nkeys; k++)
+        for (int64_t u = ps[k]; u < ps[k + 1]; u++)
+            h->part_order[count[h->sort.perm[sk_hot_part_begin(h, k, u)] >> shift]++] = (int32_t)u;
 }
 
 /* Keys [k0, k1): their partials folded in, in order; mean divided. */
@@ -231,6 +267,10 @@ static sk_status sk_hot_run(const sk_plan *p, const sk_exec *ex, const sk_tensor
     if (!sk_seg_sort_all(&h.sort, &h.job.rows, nkeys, nt)) return SK_PATH_DECLINED;
     char *at = scratch;
     h.part_start = sk_scratch_carve(&at, (size_t)(nkeys + 1) * sizeof(int32_t));
+    /* the order, and its counts: nparts + 2 at most (sk_hot_order_parts) */
+    const size_t order_bytes = (size_t)(sk_hot_most_parts(h.job.nrows) + 2) * sizeof(int32_t);
+    h.part_order = sk_scratch_carve(&at, order_bytes);
+    int32_t *order_count = sk_scratch_carve(&at, order_bytes);
     h.parts = sk_scratch_carve(&at, (size_t)(sk_hot_most_parts(h.job.nrows) * h.job.len) *
                                         h.job.acc_size);
     if (SK_IS_HALF(p->dtype)) h.acc = (float *)(void *)at;
@@ -241,6 +281,7 @@ static sk_status sk_hot_run(const sk_plan *p, const sk_exec *ex, const sk_tensor
         h.part_start[k + 1] = (int32_t)(h.part_start[k] + more);
     }
     h.nparts = h.part_start[nkeys];
+    sk_hot_order_parts(&h, order_count);
     const int64_t unit = SK_CANONICAL_CHUNK * h.job.len;
     sk_hot_task t = {&h, 0};
     sk_parallel_chunks(nt, nkeys, sk_chunks_for(nt, nkeys, h.job.nrows / nkeys * h.job.len + 1),

@@ -162,6 +162,11 @@ void sk_seg_sort(sk_seg_job *job, int nthreads, bool by_key) {
     sk_seg_positions(job);
     sk_parallel_chunks(nt, job->nrows, job->nchunks, sk_seg_place_chunk, job);
     if (!by_key) return;
+    if (job->shift == 0) { /* a bucket per key (SK_SEG_BUCKETS keys at most): tmp is by key */
+        job->perm = job->tmp;
+        job->end = job->bucket_end;
+        return;
+    }
     int bt = sk_threads_for_work(nthreads, job->nrows + job->nwin);
     sk_parallel_chunks(bt, job->nbuckets, sk_chunks_for(bt, job->nbuckets, job->nwin / job->nbuckets + 1),
                        sk_seg_sort_buckets, job);
