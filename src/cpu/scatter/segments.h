@@ -63,7 +63,7 @@ struct sk_seg_job {
     int32_t *staged_pos, *lead;
     /* direct with at most SK_SEG_SCAN_MAX_GROUPS groups: no positions are
      * placed; group g's thread scans the window's keys for its own, the
-     * keys [scan_lo[g], scan_lo[g + 1]) (sk_seg_scan_suits) */
+     * keys [scan_lo[g], scan_lo[g + 1]) (sk_seg_direct_suits) */
     bool scan;
     int32_t scan_lo[SK_SEG_SCAN_MAX_GROUPS + 1];
     /* per key: rows folded so far, and the slot of its partial row (the

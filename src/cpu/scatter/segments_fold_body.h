@@ -88,6 +88,7 @@ SK_INLINE void SK_SEG_NAME(sk_seg_ask)(const sk_seg_job *job, int32_t ka, const 
 SK_INLINE void SK_SEG_NAME(sk_seg_scan)(const sk_seg_job *job, int64_t g, const sk_dtype DT,
                                         const sk_reduce RED) {
     enum { BLOCK = 256, RING = 512 }; /* RING: a power of two, >= BLOCK + SK_SEG_AHEAD */
+    _Static_assert(RING >= BLOCK + SK_SEG_AHEAD && (RING & (RING - 1)) == 0, "the scan's ring");
     int32_t ring[RING];
     const uint32_t lo = (uint32_t)job->scan_lo[g], span = (uint32_t)job->scan_lo[g + 1] - lo;
     const bool x_start = job->acc && job->p->include_self;
