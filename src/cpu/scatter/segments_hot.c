@@ -62,6 +62,27 @@ static bool sk_hot_key_in_sample(const sk_seg_job *layout, int groups) {
     return best * groups * 10 > n * SK_SEG_HOT_SHARE_TENTHS;
 }
 
+/* This path's own scratch: each key's first partial row, the partials'
+ * order and its counts (nparts + 2 at most: sk_hot_order_parts), the
+ * partial rows, and for 16-bit types a float32 value row per key. Carved
+ * into h where `at` is not NULL (*count: the order's counts). Returns its
+ * bytes. */
+static size_t sk_hot_scratch(const sk_seg_job *job, char *at, sk_hot_job *h, int32_t **count) {
+    const int64_t most = sk_hot_most_parts(job->nrows);
+    const size_t starts = (size_t)(job->nkeys + 1) * sizeof(int32_t);
+    const size_t order = (size_t)(most + 2) * sizeof(int32_t);
+    const size_t parts = (size_t)(most * job->len) * job->acc_size;
+    const size_t acc = SK_IS_HALF(job->p->dtype) ? (size_t)(job->nkeys * job->len) * sizeof(float) : 0;
+    if (at) {
+        h->part_start = sk_scratch_carve(&at, starts);
+        h->part_order = sk_scratch_carve(&at, order);
+        *count = sk_scratch_carve(&at, order);
+        h->parts = sk_scratch_carve(&at, parts);
+        h->acc = acc ? (float *)(void *)at : NULL;
+    }
+    return sk_scratch_round(starts) + 2 * sk_scratch_round(order) + sk_scratch_round(parts) + acc;
+}
+
 /* The layout of a float sum, mean or prod that segments_direct takes
  * (contiguous rows of 64 bytes or more) in two groups or more, whose
  * scratch (sk_seg_sort_all's and this path's, *own) fits the budget. */
@@ -69,10 +90,7 @@ static bool sk_hot_layout(sk_seg_job *job, const sk_plan *p, const sk_exec *ex, 
     if (!sk_scatter_folds_chunks(p) || !sk_seg_layout(job, p, ex, true) || !job->out_row_major ||
         job->ngroups < 2)
         return false;
-    *own = sk_scratch_round((size_t)(job->nkeys + 1) * sizeof(int32_t)) +
-           2 * sk_scratch_round((size_t)(sk_hot_most_parts(job->nrows) + 2) * sizeof(int32_t)) +
-           sk_scratch_round((size_t)(sk_hot_most_parts(job->nrows) * job->len) * job->acc_size) +
-           (SK_IS_HALF(p->dtype) ? (size_t)(job->nkeys * job->len) * sizeof(float) : 0);
+    *own = sk_hot_scratch(job, NULL, NULL, NULL);
     double bytes = (double)sk_seg_sort_all_bytes(job->nrows, job->nkeys) + (double)*own;
     return bytes <= sk_scatter_budget(p, ex);
 }
@@ -96,12 +114,10 @@ SK_INLINE void sk_hot_chunk(const sk_hot_job *h, char *dest, int64_t i0, int64_t
                             const sk_dtype DT, const sk_reduce OP) {
     const sk_seg_job *job = &h->job;
     const size_t es = sk_es(DT), bytes = (size_t)job->len * es < 256 ? (size_t)job->len * es : 256;
-    const char *src = job->p->dense;
     for (int64_t i = i0; i < i1; i++) {
         if (i + SK_SEG_AHEAD < i1)
-            sk_prefetch_row_l2(src + (ptrdiff_t)sk_seg_src_offset(job, h->sort.perm[i + SK_SEG_AHEAD]) *
-                                         (ptrdiff_t)es, bytes);
-        const char *row = src + (ptrdiff_t)sk_seg_src_offset(job, h->sort.perm[i]) * (ptrdiff_t)es;
+            sk_prefetch_row_l2(sk_seg_src_row(job, h->sort.perm[i + SK_SEG_AHEAD]), bytes);
+        const char *row = sk_seg_src_row(job, h->sort.perm[i]);
         if (DT == SK_DTYPE_FLOAT64) {
             if (first && i == i0) sk_seg_set_d(dest, row, job->len, DT);
             else sk_seg_fold_d(dest, row, job->len, DT, OP);
@@ -204,7 +220,8 @@ static void sk_hot_finish(const sk_hot_job *h, int64_t k0, int64_t k1, const sk_
         }
         int64_t count = n + (h->job.p->include_self ? 1 : 0);
         for (int64_t j = 0; RED == SK_REDUCE_MEAN && j < len; j++) {
-            if (DT == SK_DTYPE_FLOAT64) sk_seg_put_d(a, j, sk_seg_mean_d(sk_seg_at_d(a, j, DT), count, DT), DT);
+            if (DT == SK_DTYPE_FLOAT64)
+                sk_seg_put_d(a, j, sk_seg_mean_d(sk_seg_at_d(a, j, DT), count, DT), DT);
             else sk_seg_put_f(a, j, sk_seg_mean_f(sk_seg_at_f(a, j, DT), count, DT), DT);
         }
         if (!h->acc) continue;
@@ -265,15 +282,8 @@ static sk_status sk_hot_run(const sk_plan *p, const sk_exec *ex, const sk_tensor
     int nt = sk_seg_threads(&h.job, ex);
     const int64_t nkeys = h.job.nkeys;
     if (!sk_seg_sort_all(&h.sort, &h.job.rows, nkeys, nt)) return SK_PATH_DECLINED;
-    char *at = scratch;
-    h.part_start = sk_scratch_carve(&at, (size_t)(nkeys + 1) * sizeof(int32_t));
-    /* the order, and its counts: nparts + 2 at most (sk_hot_order_parts) */
-    const size_t order_bytes = (size_t)(sk_hot_most_parts(h.job.nrows) + 2) * sizeof(int32_t);
-    h.part_order = sk_scratch_carve(&at, order_bytes);
-    int32_t *order_count = sk_scratch_carve(&at, order_bytes);
-    h.parts = sk_scratch_carve(&at, (size_t)(sk_hot_most_parts(h.job.nrows) * h.job.len) *
-                                        h.job.acc_size);
-    if (SK_IS_HALF(p->dtype)) h.acc = (float *)(void *)at;
+    int32_t *order_count = NULL;
+    sk_hot_scratch(&h.job, scratch, &h, &order_count);
     h.part_start[0] = 0;
     for (int64_t k = 0; k < nkeys; k++) { /* chunks past the first */
         int64_t n = h.sort.end[k] - sk_seg_begin(&h.sort, k);

@@ -115,15 +115,26 @@ int64_t sk_seg_sort_chunks(int64_t nrows) {
     return n < 1 ? 1 : n > SK_SEG_SORT_CHUNKS ? SK_SEG_SORT_CHUNKS : n;
 }
 
-/* key, tmp and perm (a row each), the counts, the bucket ends, end (a key each) */
+/* The pieces of sk_seg_sort_all's scratch: key, tmp and perm (rb each),
+ * the counts (hb), the bucket ends (bb), end (a key each). */
+typedef struct {
+    size_t rb, hb, bb, total;
+} sk_sort_all_sizes;
+
+static sk_sort_all_sizes sk_sort_all_sizes_of(const sk_seg_job *j, int64_t nrows, int64_t nkeys) {
+    sk_sort_all_sizes z;
+    z.rb = sk_scratch_round((size_t)nrows * sizeof(int32_t));
+    z.hb = sk_scratch_round((size_t)(sk_seg_sort_chunks(nrows) * j->nbuckets) * sizeof(int32_t));
+    z.bb = sk_scratch_round((size_t)j->nbuckets * sizeof(int32_t));
+    z.total = 3 * z.rb + z.hb + z.bb + (size_t)nkeys * sizeof(int32_t);
+    return z;
+}
+
 size_t sk_seg_sort_all_bytes(int64_t nrows, int64_t nkeys) {
     sk_seg_job j;
     memset(&j, 0, sizeof j);
     sk_seg_window(&j, 0, nkeys, 0);
-    size_t rb = sk_scratch_round((size_t)nrows * sizeof(int32_t));
-    size_t hb = sk_scratch_round((size_t)(sk_seg_sort_chunks(nrows) * j.nbuckets) * sizeof(int32_t));
-    size_t bb = sk_scratch_round((size_t)j.nbuckets * sizeof(int32_t));
-    return 3 * rb + hb + bb + (size_t)nkeys * sizeof(int32_t);
+    return sk_sort_all_sizes_of(&j, nrows, nkeys).total;
 }
 
 bool sk_seg_sort_all(sk_seg_job *job, const sk_plan *rows, int64_t nkeys, int nthreads) {
@@ -135,17 +146,15 @@ bool sk_seg_sort_all(sk_seg_job *job, const sk_plan *rows, int64_t nkeys, int nt
     if (job->nrows <= 0 || job->nrows > INT32_MAX || nkeys <= 0 || nkeys > INT32_MAX) return false;
     job->nchunks = sk_seg_sort_chunks(job->nrows);
     sk_seg_window(job, 0, nkeys, 0);
-    size_t rb = sk_scratch_round((size_t)job->nrows * sizeof(int32_t));
-    size_t hb = sk_scratch_round((size_t)(job->nchunks * job->nbuckets) * sizeof(int32_t));
-    size_t bb = sk_scratch_round((size_t)job->nbuckets * sizeof(int32_t));
-    job->own_bytes = sk_seg_sort_all_bytes(job->nrows, nkeys);
+    sk_sort_all_sizes z = sk_sort_all_sizes_of(job, job->nrows, nkeys);
+    job->own_bytes = z.total;
     char *at = job->own = sk_scratch_get(job->own_bytes);
     if (!at) return false;
-    job->key = sk_scratch_carve(&at, rb);
-    job->tmp = sk_scratch_carve(&at, rb);
-    job->perm = sk_scratch_carve(&at, rb);
-    job->hist = sk_scratch_carve(&at, hb);
-    job->bucket_end = sk_scratch_carve(&at, bb);
+    job->key = sk_scratch_carve(&at, z.rb);
+    job->tmp = sk_scratch_carve(&at, z.rb);
+    job->perm = sk_scratch_carve(&at, z.rb);
+    job->hist = sk_scratch_carve(&at, z.hb);
+    job->bucket_end = sk_scratch_carve(&at, z.bb);
     job->end = (int32_t *)(void *)at;
     sk_seg_sort(job, nthreads, true);
     return true;

@@ -89,29 +89,35 @@ bool sk_seg_direct_suits(sk_seg_job *job, const sk_exec *ex) {
 }
 
 /* The buckets into groups of about equal rows (lead[b]: the first bucket
- * of b's group), then the first place of each chunk's rows in each group
- * (in hist at the group's lead bucket), and the groups' ends in
- * bucket_end[0, ngroups). Returns the rows placed. */
-static int64_t sk_direct_positions(sk_seg_job *job) {
+ * of b's group); sets ngroups to the groups that got buckets. */
+static void sk_direct_groups(sk_seg_job *job) {
     const int64_t nb = job->nbuckets, nc = job->nchunks;
     int64_t total = 0;
     for (int64_t b = 0; b < nb; b++) {
         int64_t n = 0;
         for (int64_t c = 0; c < nc; c++) n += job->hist[c * nb + b];
-        job->bucket_end[b] = (int32_t)n;
+        job->bucket_end[b] = (int32_t)n; /* the bucket's rows, for now */
         total += n;
     }
-    int64_t g = 0, seen = 0, first = 0, groups = job->ngroups;
+    int64_t g = 0, seen = 0, first = 0, groups = job->ngroups, ng = 0;
     for (int64_t b = 0; b < nb; b++) {
         job->lead[b] = (int32_t)first;
+        ng += first == b;
         seen += job->bucket_end[b];
         if (g + 1 < groups && seen * groups >= (g + 1) * total) {
             g++;
             first = b + 1;
         }
     }
-    int64_t at = 0, ng = 0;
-    for (int64_t b0 = 0; b0 < nb; ng++) {
+    job->ngroups = ng;
+}
+
+/* The first place of each chunk's rows in each group (in hist at the
+ * group's lead bucket), and the groups' ends in bucket_end[0, ngroups). */
+static void sk_direct_positions(sk_seg_job *job) {
+    const int64_t nb = job->nbuckets, nc = job->nchunks;
+    int64_t at = 0, g = 0;
+    for (int64_t b0 = 0; b0 < nb; g++) {
         int64_t b1 = b0 + 1;
         while (b1 < nb && job->lead[b1] == b0) b1++;
         for (int64_t c = 0; c < nc; c++) {
@@ -121,11 +127,9 @@ static int64_t sk_direct_positions(sk_seg_job *job) {
             h[b0] = (int32_t)at;
             at += n;
         }
-        job->bucket_end[ng] = (int32_t)at;
+        job->bucket_end[g] = (int32_t)at;
         b0 = b1;
     }
-    job->ngroups = ng;
-    return at;
 }
 
 static void sk_direct_place(void *arg, int tid, int64_t chunk, int64_t i0, int64_t i1) {
@@ -156,7 +160,11 @@ void sk_seg_stage_positions(sk_seg_job *job, int nthreads) {
     job->nchunks = sk_seg_sort_chunks(job->wrows);
     int nt = sk_threads_for_work(nthreads, job->wrows);
     sk_parallel_chunks(nt, job->wrows, job->nchunks, sk_seg_count_chunk, job);
+    sk_direct_groups(job);
+    if (job->scan) {
+        sk_scan_ranges(job);
+        return;
+    }
     sk_direct_positions(job);
-    if (job->scan) sk_scan_ranges(job);
-    else sk_parallel_chunks(nt, job->wrows, job->nchunks, sk_direct_place, job);
+    sk_parallel_chunks(nt, job->wrows, job->nchunks, sk_direct_place, job);
 }
