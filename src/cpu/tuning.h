@@ -98,6 +98,11 @@ enum { SK_SEG_LEAST_WINDOW = 1024 };
  * longer than the others (a sample, not a count: the decision changes no
  * bits). */
 enum { SK_SEG_HOT_SAMPLE = 1024, SK_SEG_HOT_SHARE_TENTHS = 12 };
+/* segments_few: at most SK_SEG_FEW_MAX_KEYS keys, in stretches of
+ * positions with SK_SEG_FEW_ROWS_PER_KEY rows per key at least,
+ * SK_SEG_FEW_STRETCHES_PER_THREAD per thread where the rows allow (a
+ * thread slowed by another program then does fewer of them). */
+enum { SK_SEG_FEW_MAX_KEYS = 64, SK_SEG_FEW_ROWS_PER_KEY = 512, SK_SEG_FEW_STRETCHES_PER_THREAD = 4 };
 /* Owner-computes in the canonical order takes spans of at least this many
  * targets. */
 enum { SK_SEG_MIN_WINDOW = 1 << 16 };

@@ -7,8 +7,9 @@
  * products (docs/CONTRACT.md) gives the reference's bits; some targets get
  * more than 256 updates (several canonical chunks), and in the hot cases
  * three in four go to one target (segments_hot splits its chunks among
- * threads). The unforced call is also run at
- * 1, 3, 7, 16 and 64 threads: the same bits. The test fails if some path of a table
+ * threads); a few targets with many rows each go to segments_few, whose
+ * threads take stretches of positions across the chunks. The unforced
+ * call is also run at 1, 3, 7, 16 and 64 threads: the same bits. The test fails if some path of a table
  * never applied: a moved threshold cannot silently drop a path from the
  * tests.
  */
@@ -59,6 +60,11 @@ static const path_case corpus[] = {
     {"rows into a larger table", INDEX_SCATTER, {6000, 8}, {1100, 0}, {1100, 8}, 0, 0, 0, false},
     {"rows into a larger table, hot", INDEX_SCATTER, {6000, 8}, {1100, 0}, {1100, 8}, 0, 0, 0, true},
     {"rows into as many rows", INDEX_SCATTER, {2500, 16}, {2500, 0}, {2500, 16}, 0, 0, 0, false},
+    /* few targets, many rows each (segments_few: stretches of positions);
+     * hot, the other targets' chunks run past a stretch: declined */
+    {"rows into a few targets", INDEX_SCATTER, {6, 32}, {16384, 0}, {16384, 32}, 0, 0, 0, false},
+    {"rows into a few targets, hot", INDEX_SCATTER, {6, 32}, {16384, 0}, {16384, 32}, 0, 0, 0, true},
+    {"a few targets through an expanded index", SCATTER, {5, 24}, {20000, 24}, {20000, 24}, 0, true, 0, false},
 };
 
 static const sk_reduce reduces[] = {SK_REDUCE_NONE, SK_REDUCE_SUM, SK_REDUCE_MEAN,

@@ -16,21 +16,15 @@
  * order. 16-bit types fold into float32 rows (a value row per key, the
  * partial rows) and are rounded once at the end, as in segments. The bits
  * are those of every other path. */
-#include "cpu/scatter/segments_fold.h"
-
+#include "cpu/scatter/segments_parts.h"
 
 typedef struct {
     sk_seg_job job;       /* the layout: row plan, len, nkeys */
     sk_seg_job sort;      /* the rows by key: perm, end */
+    sk_seg_parts pt;      /* the value and partial rows (pt.end: sort.end) */
     int64_t nparts;       /* partial rows: chunks past each key's first */
-    int32_t *part_start;  /* [nkeys + 1]: each key's first partial row */
     int32_t *part_order;  /* [nparts]: the partial rows by their chunk's first row */
-    char *parts;          /* nparts rows of len values (float32 for 16-bit types) */
-    float *acc;           /* 16-bit types: a float32 value row per key; else NULL */
 } sk_hot_job;
-
-/* Partial rows of nrows rows at most: one per chunk past a key's first. */
-static int64_t sk_hot_most_parts(int64_t nrows) { return nrows / SK_CANONICAL_CHUNK + 1; }
 
 /* Whether the key with the most rows, in a sample of SK_SEG_HOT_SAMPLE rows
  * spread evenly over the index, takes more than SK_SEG_HOT_SHARE_TENTHS
@@ -62,25 +56,18 @@ static bool sk_hot_key_in_sample(const sk_seg_job *layout, int groups) {
     return best * groups * 10 > n * SK_SEG_HOT_SHARE_TENTHS;
 }
 
-/* This path's own scratch: each key's first partial row, the partials'
- * order and its counts (nparts + 2 at most: sk_hot_order_parts), the
- * partial rows, and for 16-bit types a float32 value row per key. Carved
- * into h where `at` is not NULL (*count: the order's counts). Returns its
- * bytes. */
+/* This path's own scratch: the value and partial rows (segments_parts.h),
+ * the partials' order and its counts (nparts + 2 at most:
+ * sk_hot_order_parts). Carved into h where `at` is not NULL (*count: the
+ * order's counts). Returns its bytes. */
 static size_t sk_hot_scratch(const sk_seg_job *job, char *at, sk_hot_job *h, int32_t **count) {
-    const int64_t most = sk_hot_most_parts(job->nrows);
-    const size_t starts = (size_t)(job->nkeys + 1) * sizeof(int32_t);
-    const size_t order = (size_t)(most + 2) * sizeof(int32_t);
-    const size_t parts = (size_t)(most * job->len) * job->acc_size;
-    const size_t acc = SK_IS_HALF(job->p->dtype) ? (size_t)(job->nkeys * job->len) * sizeof(float) : 0;
+    const size_t order = (size_t)(sk_seg_parts_most(job->nrows) + 2) * sizeof(int32_t);
+    size_t parts = sk_seg_parts_scratch(job, at ? &at : NULL, at ? &h->pt : NULL);
     if (at) {
-        h->part_start = sk_scratch_carve(&at, starts);
         h->part_order = sk_scratch_carve(&at, order);
         *count = sk_scratch_carve(&at, order);
-        h->parts = sk_scratch_carve(&at, parts);
-        h->acc = acc ? (float *)(void *)at : NULL;
     }
-    return sk_scratch_round(starts) + 2 * sk_scratch_round(order) + sk_scratch_round(parts) + acc;
+    return parts + 2 * sk_scratch_round(order);
 }
 
 /* The layout of a float sum, mean or prod that segments_direct takes
@@ -117,39 +104,19 @@ SK_INLINE void sk_hot_chunk(const sk_hot_job *h, char *dest, int64_t i0, int64_t
     for (int64_t i = i0; i < i1; i++) {
         if (i + SK_SEG_AHEAD < i1)
             sk_prefetch_row_l2(sk_seg_src_row(job, h->sort.perm[i + SK_SEG_AHEAD]), bytes);
-        const char *row = sk_seg_src_row(job, h->sort.perm[i]);
-        if (DT == SK_DTYPE_FLOAT64) {
-            if (first && i == i0) sk_seg_set_d(dest, row, job->len, DT);
-            else sk_seg_fold_d(dest, row, job->len, DT, OP);
-        } else { /* float32, or 16-bit rows into float32 */
-            if (first && i == i0) sk_seg_set_f(dest, row, job->len, DT);
-            else sk_seg_fold_f(dest, row, job->len, DT, OP);
-        }
+        sk_seg_parts_step(&h->pt, dest, sk_seg_src_row(job, h->sort.perm[i]), first && i == i0, DT, OP);
     }
 }
 
-SK_INLINE char *sk_hot_out_row(const sk_hot_job *h, int64_t k) {
-    return h->job.p->target + (ptrdiff_t)sk_seg_out_offset(&h->job, k) * (ptrdiff_t)h->job.p->elem_size;
-}
-SK_INLINE char *sk_hot_part_row(const sk_hot_job *h, int64_t u) {
-    return h->parts + (size_t)(u * h->job.len) * h->job.acc_size;
-}
-/* Where key k's value accumulates: its float32 row (16-bit types), else out. */
-SK_INLINE char *sk_hot_value_row(const sk_hot_job *h, int64_t k) {
-    return h->acc ? (char *)(h->acc + k * h->job.len) : sk_hot_out_row(h, k);
-}
-
-/* The first chunk of keys [k0, k1), into out. */
+/* The first chunk of keys [k0, k1), into their values. */
 static void sk_hot_firsts(const sk_hot_job *h, int64_t k0, int64_t k1, const sk_dtype DT,
                           const sk_reduce OP) {
-    const bool self = h->job.p->include_self;
     for (int64_t k = k0; k < k1; k++) {
         int64_t b = sk_seg_begin(&h->sort, k), e = h->sort.end[k];
         if (e - b > SK_CANONICAL_CHUNK) e = b + SK_CANONICAL_CHUNK;
         if (b >= e) continue;
-        if (h->acc && self) /* the value starts from x's row, in out */
-            sk_seg_set_f(sk_hot_value_row(h, k), sk_hot_out_row(h, k), h->job.len, DT);
-        sk_hot_chunk(h, sk_hot_value_row(h, k), b, e, !self, DT, OP);
+        bool set = sk_seg_parts_start_value(&h->pt, k, DT);
+        sk_hot_chunk(h, sk_seg_parts_value_row(&h->pt, k), b, e, set, DT, OP);
     }
 }
 
@@ -166,19 +133,19 @@ static int64_t sk_hot_key_of_part(const int32_t *ps, int64_t nkeys, int64_t u) {
 
 /* Where in perm the chunk of partial row u (of key k) begins. */
 SK_INLINE int64_t sk_hot_part_begin(const sk_hot_job *h, int64_t k, int64_t u) {
-    return sk_seg_begin(&h->sort, k) + (u - h->part_start[k] + 1) * SK_CANONICAL_CHUNK;
+    return sk_seg_begin(&h->sort, k) + (u - h->pt.part_start[k] + 1) * SK_CANONICAL_CHUNK;
 }
 
 /* The partial rows part_order[v0, v1): the chunk past its key's first that
  * each stands for. */
 static void sk_hot_parts(const sk_hot_job *h, int64_t v0, int64_t v1, const sk_dtype DT,
                          const sk_reduce OP) {
-    const int32_t *ps = h->part_start;
+    const int32_t *ps = h->pt.part_start;
     for (int64_t v = v0; v < v1; v++) {
         int64_t u = h->part_order[v], k = sk_hot_key_of_part(ps, h->job.nkeys, u);
         int64_t b = sk_hot_part_begin(h, k, u);
         int64_t e = b + SK_CANONICAL_CHUNK < h->sort.end[k] ? b + SK_CANONICAL_CHUNK : h->sort.end[k];
-        sk_hot_chunk(h, sk_hot_part_row(h, u), b, e, true, DT, OP);
+        sk_hot_chunk(h, sk_seg_parts_row(&h->pt, u), b, e, true, DT, OP);
     }
 }
 
@@ -195,7 +162,7 @@ static void sk_hot_order_parts(sk_hot_job *h, int32_t *count) {
     while ((h->job.nrows >> shift) > np) shift++;
     const int64_t nb = (h->job.nrows >> shift) + 1;
     memset(count, 0, (size_t)(nb + 1) * sizeof(int32_t));
-    const int32_t *ps = h->part_start;
+    const int32_t *ps = h->pt.part_start;
     for (int64_t k = 0; k < nkeys; k++)
         for (int64_t u = ps[k]; u < ps[k + 1]; u++)
             count[(h->sort.perm[sk_hot_part_begin(h, k, u)] >> shift) + 1]++;
@@ -203,32 +170,6 @@ static void sk_hot_order_parts(sk_hot_job *h, int32_t *count) {
     for (int64_t k = 0; k < nkeys; k++)
         for (int64_t u = ps[k]; u < ps[k + 1]; u++)
             h->part_order[count[h->sort.perm[sk_hot_part_begin(h, k, u)] >> shift]++] = (int32_t)u;
-}
-
-/* Keys [k0, k1): their partials folded in, in order; mean divided. */
-static void sk_hot_finish(const sk_hot_job *h, int64_t k0, int64_t k1, const sk_dtype DT,
-                          const sk_reduce RED) {
-    const sk_reduce OP = RED == SK_REDUCE_MEAN ? SK_REDUCE_SUM : RED;
-    const int64_t len = h->job.len;
-    for (int64_t k = k0; k < k1; k++) {
-        int64_t n = h->sort.end[k] - sk_seg_begin(&h->sort, k);
-        if (n == 0) continue; /* out keeps x */
-        char *a = sk_hot_value_row(h, k);
-        for (int64_t u = h->part_start[k]; u < h->part_start[k + 1]; u++) {
-            if (DT == SK_DTYPE_FLOAT64) sk_seg_fold_acc_d(a, sk_hot_part_row(h, u), len, DT, OP);
-            else sk_seg_fold_acc_f(a, sk_hot_part_row(h, u), len, DT, OP);
-        }
-        int64_t count = n + (h->job.p->include_self ? 1 : 0);
-        for (int64_t j = 0; RED == SK_REDUCE_MEAN && j < len; j++) {
-            if (DT == SK_DTYPE_FLOAT64)
-                sk_seg_put_d(a, j, sk_seg_mean_d(sk_seg_at_d(a, j, DT), count, DT), DT);
-            else sk_seg_put_f(a, j, sk_seg_mean_f(sk_seg_at_f(a, j, DT), count, DT), DT);
-        }
-        if (!h->acc) continue;
-        /* rounded once; a NaN already in x (out's row) keeps its bits */
-        uint16_t *o = (uint16_t *)(void *)sk_hot_out_row(h, k);
-        sk_f32_run_to_half(o, 1, o, 1, (const float *)(const void *)a, len, DT == SK_DTYPE_BFLOAT16);
-    }
 }
 
 /* One task of a region: 0 firsts, 1 partials, 2 the finish; the dtype and
@@ -242,34 +183,14 @@ typedef struct {
     do {                                                                                           \
         if (t->stage == 0) sk_hot_firsts(t->h, lo, hi, DT, OP);                                    \
         else if (t->stage == 1) sk_hot_parts(t->h, lo, hi, DT, OP);                                \
-        else sk_hot_finish(t->h, lo, hi, DT, RED);                                                 \
-    } while (0)
-
-#define SK_HOT_BY_DTYPE(DTYPE, RED, OP)                                                            \
-    do {                                                                                           \
-        if ((DTYPE) == SK_DTYPE_FLOAT64) SK_HOT_STAGE(SK_DTYPE_FLOAT64, RED, OP);                  \
-        else if ((DTYPE) == SK_DTYPE_BFLOAT16) SK_HOT_STAGE(SK_DTYPE_BFLOAT16, RED, OP);           \
-        else if ((DTYPE) == SK_DTYPE_FLOAT16) SK_HOT_STAGE(SK_DTYPE_FLOAT16, RED, OP);             \
-        else SK_HOT_STAGE(SK_DTYPE_FLOAT32, RED, OP);                                              \
+        else sk_seg_parts_finish(&t->h->pt, lo, hi, DT, RED);                                      \
     } while (0)
 
 static void sk_hot_region(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
     const sk_hot_task *t = arg;
     (void)tid, (void)chunk;
-    const sk_plan *p = t->h->job.p;
-    switch (p->reduce) {
-    case SK_REDUCE_PROD:
-        SK_HOT_BY_DTYPE(p->dtype, SK_REDUCE_PROD, SK_REDUCE_PROD);
-        break;
-    case SK_REDUCE_MEAN:
-        SK_HOT_BY_DTYPE(p->dtype, SK_REDUCE_MEAN, SK_REDUCE_SUM);
-        break;
-    default:
-        SK_HOT_BY_DTYPE(p->dtype, SK_REDUCE_SUM, SK_REDUCE_SUM);
-        break;
-    }
+    SK_SEG_PARTS_DISPATCH(t->h->job.p, SK_HOT_STAGE);
 }
-#undef SK_HOT_BY_DTYPE
 #undef SK_HOT_STAGE
 
 static sk_status sk_hot_run(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
@@ -284,13 +205,8 @@ static sk_status sk_hot_run(const sk_plan *p, const sk_exec *ex, const sk_tensor
     if (!sk_seg_sort_all(&h.sort, &h.job.rows, nkeys, nt)) return SK_PATH_DECLINED;
     int32_t *order_count = NULL;
     sk_hot_scratch(&h.job, scratch, &h, &order_count);
-    h.part_start[0] = 0;
-    for (int64_t k = 0; k < nkeys; k++) { /* chunks past the first */
-        int64_t n = h.sort.end[k] - sk_seg_begin(&h.sort, k);
-        int64_t more = n > SK_CANONICAL_CHUNK ? (n - 1) / SK_CANONICAL_CHUNK : 0;
-        h.part_start[k + 1] = (int32_t)(h.part_start[k] + more);
-    }
-    h.nparts = h.part_start[nkeys];
+    h.pt.end = h.sort.end;
+    h.nparts = sk_seg_parts_count(&h.pt);
     sk_hot_order_parts(&h, order_count);
     const int64_t unit = SK_CANONICAL_CHUNK * h.job.len;
     sk_hot_task t = {&h, 0};
