@@ -96,15 +96,14 @@ static void ref_combine(int kind, sk_reduce reduce, ref_value *acc, const ref_va
     switch (reduce) {
     case SK_REDUCE_SUM:
     case SK_REDUCE_MEAN:
-        if (is_float) acc->f += v->f;
-        else if (kind == K_F64) acc->d += v->d;
-        else acc->u += v->u;
+    case SK_REDUCE_PROD: {
+        bool sum = reduce != SK_REDUCE_PROD;
+        /* where two NaNs meet, the running value's is kept (quieted) */
+        if (is_float) acc->f = isnan(acc->f) ? acc->f + acc->f : sum ? acc->f + v->f : acc->f * v->f;
+        else if (kind == K_F64) acc->d = isnan(acc->d) ? acc->d + acc->d : sum ? acc->d + v->d : acc->d * v->d;
+        else acc->u = sum ? acc->u + v->u : acc->u * v->u;
         break;
-    case SK_REDUCE_PROD:
-        if (is_float) acc->f *= v->f;
-        else if (kind == K_F64) acc->d *= v->d;
-        else acc->u *= v->u;
-        break;
+    }
     case SK_REDUCE_AMAX:
     case SK_REDUCE_AMIN: {
         bool mx = reduce == SK_REDUCE_AMAX;
@@ -117,7 +116,6 @@ static void ref_combine(int kind, sk_reduce reduce, ref_value *acc, const ref_va
     }
 }
 
-/* Writes the finished accumulator of a target that received `count` updates. */
 /* Writes the finished accumulator of a target that received `count` updates. */
 static void ref_store(sk_dtype dt, sk_reduce reduce, bool include_self, int64_t count,
                       ref_value *acc, char *p) {

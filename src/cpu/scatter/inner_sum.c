@@ -7,6 +7,12 @@
 #include "cpu/scatter/inner_axis.h"
 #include "cpu/scatter/reduce.h"
 
+/* One update into a target: floats keep the running value's NaN where two
+ * NaNs meet (sk_op_f's rule, as every other path); integers wrap. */
+#define SK_INNER_ADD_F(a, b) sk_keep_nan_f((a), (a) + (b))
+#define SK_INNER_ADD_D(a, b) sk_keep_nan_d((a), (a) + (b))
+#define SK_INNER_ADD_I(a, b) ((a) + (b))
+
 /* out[r, index[j]] += updates[r, j] for the rows r of a 2-d plan whose
  * targets lie in [clo, chi) (whole rows of out). The index values are
  * already wrapped and checked, so the loop is four instructions and a half
@@ -15,37 +21,40 @@
  * half as large (it then fits the L2 next to an out row). Each
  * target still sees its updates in index order: the same bits as the
  * generic pass. */
-#define SK_INNER_SUM_ROW(T, IT)                                                                    \
-    SK_HOT static void sk_inner_sum_row_##T##_##IT(T *o, const T *restrict u, const IT *restrict ix, \
+#define SK_INNER_SUM_ROW(T, IT, ADD)                                                               \
+    SK_HOT static void sk_inner_sum_row_##T##_##IT(T *o, const T *restrict u,                      \
+                                                   const IT *restrict ix,                          \
                                                    int64_t L, int64_t cts) {                       \
         if (cts != 1) {                                                                            \
-            for (int64_t j = 0; j < L; j++) o[ix[j] * cts] += u[j];                                \
+            for (int64_t j = 0; j < L; j++)                                                        \
+                o[ix[j] * cts] = ADD(o[ix[j] * cts], u[j]);                                        \
             return;                                                                                \
         }                                                                                          \
         int64_t j = 0;                                                                             \
         for (; j + 4 <= L; j += 4) {                                                               \
-            o[ix[j]] += u[j];                                                                      \
-            o[ix[j + 1]] += u[j + 1];                                                              \
-            o[ix[j + 2]] += u[j + 2];                                                              \
-            o[ix[j + 3]] += u[j + 3];                                                              \
+            o[ix[j]] = ADD(o[ix[j]], u[j]);                                                        \
+            o[ix[j + 1]] = ADD(o[ix[j + 1]], u[j + 1]);                                            \
+            o[ix[j + 2]] = ADD(o[ix[j + 2]], u[j + 2]);                                            \
+            o[ix[j + 3]] = ADD(o[ix[j + 3]], u[j + 3]);                                            \
         }                                                                                          \
-        for (; j < L; j++) o[ix[j]] += u[j];                                                       \
+        for (; j < L; j++) o[ix[j]] = ADD(o[ix[j]], u[j]);                                         \
     }
-SK_INNER_SUM_ROW(float, uint16_t)
-SK_INNER_SUM_ROW(float, int32_t)
-SK_INNER_SUM_ROW(double, uint16_t)
-SK_INNER_SUM_ROW(double, int32_t)
+SK_INNER_SUM_ROW(float, uint16_t, SK_INNER_ADD_F)
+SK_INNER_SUM_ROW(float, int32_t, SK_INNER_ADD_F)
+SK_INNER_SUM_ROW(double, uint16_t, SK_INNER_ADD_D)
+SK_INNER_SUM_ROW(double, int32_t, SK_INNER_ADD_D)
 /* integers through their unsigned type of the same width: the two's
  * complement wrap, without signed overflow */
-SK_INNER_SUM_ROW(uint8_t, uint16_t)
-SK_INNER_SUM_ROW(uint8_t, int32_t)
-SK_INNER_SUM_ROW(uint16_t, uint16_t)
-SK_INNER_SUM_ROW(uint16_t, int32_t)
-SK_INNER_SUM_ROW(uint32_t, uint16_t)
-SK_INNER_SUM_ROW(uint32_t, int32_t)
-SK_INNER_SUM_ROW(uint64_t, uint16_t)
-SK_INNER_SUM_ROW(uint64_t, int32_t)
+SK_INNER_SUM_ROW(uint8_t, uint16_t, SK_INNER_ADD_I)
+SK_INNER_SUM_ROW(uint8_t, int32_t, SK_INNER_ADD_I)
+SK_INNER_SUM_ROW(uint16_t, uint16_t, SK_INNER_ADD_I)
+SK_INNER_SUM_ROW(uint16_t, int32_t, SK_INNER_ADD_I)
+SK_INNER_SUM_ROW(uint32_t, uint16_t, SK_INNER_ADD_I)
+SK_INNER_SUM_ROW(uint32_t, int32_t, SK_INNER_ADD_I)
+SK_INNER_SUM_ROW(uint64_t, uint16_t, SK_INNER_ADD_I)
+SK_INNER_SUM_ROW(uint64_t, int32_t, SK_INNER_ADD_I)
 #undef SK_INNER_SUM_ROW
+#undef SK_INNER_ADD_I
 
 /* float16/bfloat16: the updates of a row, converted, into its float32 copy
  * acc (contiguous); the caller rounds acc once (owner-computes converted
@@ -57,7 +66,7 @@ SK_INNER_SUM_ROW(uint64_t, int32_t)
         for (int64_t j0 = 0; j0 < L; j0 += 1024) {                                                 \
             int64_t m = L - j0 < 1024 ? L - j0 : 1024;                                             \
             sk_half_run_to_f32(v, u + j0, 1, m, bf16);                                             \
-            for (int64_t k = 0; k < m; k++) acc[ix[j0 + k]] += v[k];                               \
+            for (int64_t k = 0; k < m; k++) acc[ix[j0 + k]] = SK_INNER_ADD_F(acc[ix[j0 + k]], v[k]);                               \
         }                                                                                          \
     }
 SK_INNER_SUM_HALF(uint16_t)

@@ -138,10 +138,11 @@ static bool sk_count_row(const sk_plan *w, int64_t r, int64_t lo, int64_t n, uin
                                                   (ptrdiff_t)(w->index_is64 ? 8 : 4);
     uint16_t most = 0;
     for (int64_t j = 0; j < w->shape[1]; j++) {
-        int64_t v = sk_load_index(ix, w->index_is64, j * is);
-        v += v < 0 ? size : 0;
+        int64_t v;
+        if (!sk_resolve_index(sk_load_index(ix, w->index_is64, j * is), size, w->mode, &v))
+            continue; /* dropped; clipped values count at their target */
         uint64_t t = (uint64_t)(base + j * ls + v * cls);
-        if (t >= (uint64_t)n || (uint64_t)v >= (uint64_t)size) continue;
+        if (t >= (uint64_t)n) continue;
         uint16_t c = sk_chunk_count_add(&cnt[t]);
         most = c > most ? c : most;
     }

@@ -21,8 +21,8 @@ SK_INLINE size_t sk_es(const sk_dtype DT) {
 }
 
 /* 16-bit floats: n values (src stride ss) as float32, and float32 results
- * back to bits, where a NaN already in `old` keeps its bits when the result
- * is NaN (the trip through float32 would make a signalling one quiet).
+ * back to bits, where a NaN result that is the NaN already in `old` gets its
+ * bits back (the trip through float32 would make a signalling one quiet).
  * Masks, not branches, and the dtype tested outside the loops, so that they
  * vectorise. */
 SK_INLINE void sk_half_run_to_f32(float *restrict dst, const uint16_t *restrict src, ptrdiff_t ss,
@@ -32,8 +32,12 @@ SK_INLINE void sk_half_run_to_f32(float *restrict dst, const uint16_t *restrict 
 }
 SK_INLINE uint16_t sk_half_round(float v, uint16_t old, const bool bf16) {
     uint16_t h = bf16 ? sk_f32_to_bf16(v) : sk_f32_to_f16(v);
-    unsigned nan_above = bf16 ? 0x7f80u : 0x7c00u; /* the bits of infinity */
-    uint16_t keep = (uint16_t)(0u - (unsigned)((v != v) & ((old & 0x7fffu) > nan_above)));
+    /* the result is old's NaN (x's, started from or untouched): its bits,
+     * quiet or not; an update's NaN (include_self=False) is not old's */
+    float o = bf16 ? sk_bf16_to_f32(old) : sk_f16_to_f32(old);
+    const uint32_t quiet = 0x00400000u;
+    uint16_t keep = (uint16_t)(0u - (unsigned)((v != v) & (o != o) &
+                                               ((sk_f32_bits(v) | quiet) == (sk_f32_bits(o) | quiet))));
     return (uint16_t)((old & keep) | (h & (uint16_t)~keep));
 }
 /* dst and old may be the same memory (stride ds, os) */
@@ -72,12 +76,38 @@ SK_INLINE void sk_store_i(char *ptr, int64_t v, const sk_dtype DT) {
  * results match a float32 loop and 16-bit types accumulate in float32 */
 #define SK_FOP(DT, expr_f, expr_d) (DT == SK_DTYPE_FLOAT64 ? (expr_d) : (double)(expr_f))
 
+/* r (a + b or a * b), or a quieted (a + a) where a is NaN: sk_op_f's rule
+ * where two NaNs meet. Both computed and chosen by masking the bits: a
+ * `?:` here made GCC give up vectorising the fold loops. */
+SK_INLINE float sk_keep_nan_f(float a, float r) {
+    float q = a + a;
+    uint32_t uq, ur, keep = (uint32_t)0 - (uint32_t)(a != a);
+    memcpy(&uq, &q, sizeof q);
+    memcpy(&ur, &r, sizeof r);
+    ur ^= (uq ^ ur) & keep;
+    memcpy(&r, &ur, sizeof r);
+    return r;
+}
+SK_INLINE double sk_keep_nan_d(double a, double r) {
+    double q = a + a;
+    uint64_t uq, ur, keep = (uint64_t)0 - (uint64_t)(a != a);
+    memcpy(&uq, &q, sizeof q);
+    memcpy(&ur, &r, sizeof r);
+    ur ^= (uq ^ ur) & keep;
+    memcpy(&r, &ur, sizeof r);
+    return r;
+}
+
 SK_INLINE double sk_op_f(double a, double b, const sk_reduce RED, const sk_dtype DT) {
     float af = (float)a, bf = (float)b;
     switch (RED) {
+    /* where two NaNs meet, the running value's (a's) is kept, quieted (a + a):
+     * which operand's NaN an add returns follows the operand order the
+     * compiler picks, so without the select the bits of a target fed two
+     * NaNs would depend on the path (docs/CHOICES.md). One select, vectorised */
     case SK_REDUCE_SUM:
-    case SK_REDUCE_MEAN: return SK_FOP(DT, af + bf, a + b);
-    case SK_REDUCE_PROD: return SK_FOP(DT, af * bf, a * b);
+    case SK_REDUCE_MEAN: return SK_FOP(DT, sk_keep_nan_f(af, af + bf), sk_keep_nan_d(a, a + b));
+    case SK_REDUCE_PROD: return SK_FOP(DT, sk_keep_nan_f(af, af * bf), sk_keep_nan_d(a, a * b));
     /* NaN propagates; a tie keeps the current value a (+0.0 against -0.0
      * keeps whichever came first, as PyTorch does). `|`, not `||`: one select
      * the compiler vectorises (with `||` the float64 row loops branched per
@@ -87,8 +117,6 @@ SK_INLINE double sk_op_f(double a, double b, const sk_reduce RED, const sk_dtype
     default: return b;
     }
 }
-/* amax/amin of floats without a branch: a when it wins, ties or is NaN,
- * else b (sk_op_f's rule), chosen by masking the bits */
 /* amax/amin of floats without a branch: a when it wins, ties or is NaN,
  * else b (sk_op_f's rule), chosen by masking the bits */
 SK_INLINE float sk_pick_f32(float a, float b, const sk_reduce RED) {

@@ -49,6 +49,14 @@ SK_INLINE void sk_rows4_deinterleave(float *const o[4], const float *restrict sc
         for (int q = 0; q < 4; q++) o[q][k] = sc[4 * k + q];
 }
 
+/* s + a, or s + s (s quieted) in the lanes where s is NaN: the running
+ * value's NaN is kept where two NaNs meet (cpu/scatter/reduce.h, sk_op_f). */
+SK_INLINE __m128 sk_rows4_add(__m128 s, __m128 a) {
+    __m128 nan = _mm_cmpunord_ps(s, s);
+    return _mm_or_ps(_mm_and_ps(nan, _mm_add_ps(s, s)), _mm_andnot_ps(nan, _mm_add_ps(s, a)));
+}
+SK_INLINE float sk_rows4_add1(float s, float a) { return s != s ? s + s : s + a; }
+
 /* The updates u[0..3] of index positions [0, L) into sc: each 4x4 block of
  * updates transposed, one 16-byte add per index position. ix: uint16 (I16)
  * or int32 values, wrapped and checked. */
@@ -60,14 +68,17 @@ SK_INLINE void sk_rows4_accumulate(float *restrict sc, const float *const u[4], 
         __m128 c = _mm_loadu_ps(u[2] + j), d = _mm_loadu_ps(u[3] + j);
         _MM_TRANSPOSE4_PS(a, b, c, d);
         float *s0 = sc + 4 * sk_rows4_index(ix, j, I16), *s1 = sc + 4 * sk_rows4_index(ix, j + 1, I16);
-        _mm_store_ps(s0, _mm_add_ps(_mm_load_ps(s0), a));
-        _mm_store_ps(s1, _mm_add_ps(_mm_load_ps(s1), b));
+        _mm_store_ps(s0, sk_rows4_add(_mm_load_ps(s0), a));
+        _mm_store_ps(s1, sk_rows4_add(_mm_load_ps(s1), b));
         float *s2 = sc + 4 * sk_rows4_index(ix, j + 2, I16), *s3 = sc + 4 * sk_rows4_index(ix, j + 3, I16);
-        _mm_store_ps(s2, _mm_add_ps(_mm_load_ps(s2), c));
-        _mm_store_ps(s3, _mm_add_ps(_mm_load_ps(s3), d));
+        _mm_store_ps(s2, sk_rows4_add(_mm_load_ps(s2), c));
+        _mm_store_ps(s3, sk_rows4_add(_mm_load_ps(s3), d));
     }
     for (; j < L; j++)
-        for (int q = 0; q < 4; q++) sc[4 * sk_rows4_index(ix, j, I16) + q] += u[q][j];
+        for (int q = 0; q < 4; q++) {
+            float *s = sc + 4 * sk_rows4_index(ix, j, I16) + q;
+            *s = sk_rows4_add1(*s, u[q][j]);
+        }
 }
 #else
 #define SK_HAVE_ROWS4 0
