@@ -103,7 +103,7 @@ __device__ inline void fold_target(const sk_cuda_seg &s, const K *rows,
     for (int64_t c = b + CHUNK; c < e; c += CHUNK)
         acc = step<DT>(acc, parts[(c / CHUNK) * s.row_len + j], s.reduce);
     if (s.reduce == SK_CUDA_MEAN) acc = mean<DT>(acc, e - b + (s.include_self ? 1 : 0));
-    store<DT>(o, acc);
+    store<DT>(o, acc, s.include_self);
 }
 
 // A group per sorted position; the first of each target's rows does the target.

@@ -140,18 +140,17 @@ __device__ inline typename Ty<DT>::A load(const char *p) {
 }
 
 // Stores v at p; 16-bit floats round once, a NaN result that is the NaN
-// already at p keeping its bits (sk_half_round); integers truncate (the wrap).
+// already at p (x's: folded in, self) keeping its bits (sk_half_round: the
+// GPU's arithmetic returns its own NaN); integers truncate (the wrap).
 template <int DT>
-__device__ inline void store(char *p, typename Ty<DT>::A v) {
+__device__ inline void store(char *p, typename Ty<DT>::A v, bool self = false) {
     if constexpr (DT == SK_CUDA_F64 || DT == SK_CUDA_F32) {
         *reinterpret_cast<typename Ty<DT>::A *>(p) = v;
     } else if constexpr (Ty<DT>::half) {
         uint16_t *h = reinterpret_cast<uint16_t *>(p), old = *h;
         bool bf = DT == SK_CUDA_BF16;
-        // v is old's NaN (x's, started from or untouched), quiet or not
         float o = bf ? bf16_to_f32(old) : f16_to_f32(old);
-        const uint32_t quiet = 0x00400000u;
-        bool keep = v != v && o != o && (__float_as_uint(v) | quiet) == (__float_as_uint(o) | quiet);
+        bool keep = v != v && o != o && (self || __float_as_uint(v) == __float_as_uint(o));
         if (!keep) *h = bf ? f32_to_bf16(v) : f32_to_f16(v);
     } else if constexpr (DT == SK_CUDA_BOOL) {
         *reinterpret_cast<uint8_t *>(p) = v != 0;

@@ -153,3 +153,16 @@ def test_two_nans_along_the_last_axis_follow_the_rule(dtype, rows):
     call = lambda: sk.index_scatter(x, idx, u, 1, reduce="sum")  # noqa: E731
     for threads, got, kernel in with_threads((1, 2, 16), call):
         assert np.array_equal(got.view(bits), want.view(bits)), (threads, kernel)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+def test_16_bit_update_nan_differing_from_x_only_in_the_quiet_bit(reduce):
+    """x a signalling NaN, its one update the quiet NaN of the same payload:
+    without x (include_self=False) the result is the update's; with x,
+    x's bits; an untouched signalling NaN keeps its bits."""
+    x = np.array([0x7D00, 0x7D01], np.uint16).view(np.float16)
+    u = np.array([0x7F00], np.uint16).view(np.float16)
+    got = sk.index_scatter(x, np.array([0]), u, 0, reduce=reduce, include_self=False)
+    assert [int(b) for b in got.view(np.uint16)] == [0x7F00, 0x7D01]
+    got = sk.index_scatter(x, np.array([0]), u, 0, reduce=reduce, include_self=True)
+    assert [int(b) for b in got.view(np.uint16)] == [0x7D00, 0x7D01]

@@ -89,7 +89,7 @@ static void sk_inner_sum_half_row(const sk_inner_job *job, int tid, int64_t r) {
     sk_half_run_to_f32(acc, o, cts, n, bf16);
     if (job->inner_index16) sk_inner_sum_half_uint16_t(acc, u, job->inner_index, L, bf16);
     else sk_inner_sum_half_int32_t(acc, u, job->inner_index, L, bf16);
-    sk_f32_run_to_half(o, cts, o, cts, acc, n, bf16);
+    sk_f32_run_to_half(o, cts, o, cts, acc, n, bf16, p->include_self);
 }
 
 #if SK_HAVE_ROWS4
@@ -155,7 +155,8 @@ SK_HOT static void sk_inner_sum_half4(const sk_inner_job *job, int tid, int64_t 
         int64_t m = n - k0 < STRIP ? n - k0 : STRIP;
         for (int64_t k = 0; k < m; k++)
             for (int q = 0; q < 4; q++) ub[q][k] = sc[4 * (k0 + k) + q];
-        for (int q = 0; q < 4; q++) sk_f32_run_to_half(o[q] + k0, 1, from[q] + k0, 1, ub[q], m, bf16);
+        for (int q = 0; q < 4; q++)
+            sk_f32_run_to_half(o[q] + k0, 1, from[q] + k0, 1, ub[q], m, bf16, p->include_self);
     }
 }
 

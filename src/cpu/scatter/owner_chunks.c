@@ -81,7 +81,7 @@ static void sk_ochunks_store(const sk_plan *p, const sk_exec *ex, int64_t clo, i
         char *dst = p->target + (ptrdiff_t)off * (ptrdiff_t)p->elem_size;
         if (SK_IS_HALF(dt)) {
             uint16_t old = *(uint16_t *)(void *)dst;
-            *(uint16_t *)(void *)dst = sk_half_round((float)r, old, dt == SK_DTYPE_BFLOAT16);
+            *(uint16_t *)(void *)dst = sk_half_round((float)r, old, dt == SK_DTYPE_BFLOAT16, p->include_self);
         } else {
             sk_store_f(dst, r, dt);
         }

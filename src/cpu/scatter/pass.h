@@ -483,7 +483,7 @@ SK_INLINE void sk_scatter_finish(const sk_plan *p, const sk_exec *ex, int64_t cl
         for (int64_t r = 0; r < run; r++, j++, w.off += w.inner) {
             float v = acc[j];
             if (RED == SK_REDUCE_MEAN && cnt[j] > 0) v = v / (float)(cnt[j] + self);
-            base[w.off] = sk_half_round(v, base[w.off], DT == SK_DTYPE_BFLOAT16);
+            base[w.off] = sk_half_round(v, base[w.off], DT == SK_DTYPE_BFLOAT16, p->include_self);
         }
         if (!sk_targets_next(&w, ex->out, run)) break;
     }

@@ -21,8 +21,9 @@ SK_INLINE size_t sk_es(const sk_dtype DT) {
 }
 
 /* 16-bit floats: n values (src stride ss) as float32, and float32 results
- * back to bits, where a NaN result that is the NaN already in `old` gets its
- * bits back (the trip through float32 would make a signalling one quiet).
+ * back to bits, where a NaN result that is the NaN already in `old` (x's)
+ * gets its bits back (the trip through float32 would make a signalling one
+ * quiet; a GPU's arithmetic returns its own NaN).
  * Masks, not branches, and the dtype tested outside the loops, so that they
  * vectorise. */
 SK_INLINE void sk_half_run_to_f32(float *restrict dst, const uint16_t *restrict src, ptrdiff_t ss,
@@ -30,21 +31,21 @@ SK_INLINE void sk_half_run_to_f32(float *restrict dst, const uint16_t *restrict 
     if (bf16) for (int64_t k = 0; k < n; k++) dst[k] = sk_bf16_to_f32(src[k * ss]);
     else for (int64_t k = 0; k < n; k++) dst[k] = sk_f16_to_f32(src[k * ss]);
 }
-SK_INLINE uint16_t sk_half_round(float v, uint16_t old, const bool bf16) {
+SK_INLINE uint16_t sk_half_round(float v, uint16_t old, const bool bf16, bool self) {
     uint16_t h = bf16 ? sk_f32_to_bf16(v) : sk_f32_to_f16(v);
-    /* the result is old's NaN (x's, started from or untouched): its bits,
-     * quiet or not; an update's NaN (include_self=False) is not old's */
+    /* old's NaN is the result: with x folded in (self), a NaN x is kept by
+     * every reduction; else only an untouched target, converted back
+     * exactly (an update's NaN of the same bits is the same value) */
     float o = bf16 ? sk_bf16_to_f32(old) : sk_f16_to_f32(old);
-    const uint32_t quiet = 0x00400000u;
-    uint16_t keep = (uint16_t)(0u - (unsigned)((v != v) & (o != o) &
-                                               ((sk_f32_bits(v) | quiet) == (sk_f32_bits(o) | quiet))));
+    unsigned same = (unsigned)self | (unsigned)(sk_f32_bits(v) == sk_f32_bits(o));
+    uint16_t keep = (uint16_t)(0u - ((unsigned)(v != v) & (unsigned)(o != o) & same));
     return (uint16_t)((old & keep) | (h & (uint16_t)~keep));
 }
-/* dst and old may be the same memory (stride ds, os) */
+/* dst and old may be the same memory (stride ds, os); self: x was folded in */
 SK_INLINE void sk_f32_run_to_half(uint16_t *dst, ptrdiff_t ds, const uint16_t *old, ptrdiff_t os,
-                                  const float *restrict v, int64_t n, bool bf16) {
-    if (bf16) for (int64_t k = 0; k < n; k++) dst[k * ds] = sk_half_round(v[k], old[k * os], true);
-    else for (int64_t k = 0; k < n; k++) dst[k * ds] = sk_half_round(v[k], old[k * os], false);
+                                  const float *restrict v, int64_t n, bool bf16, bool self) {
+    if (bf16) for (int64_t k = 0; k < n; k++) dst[k * ds] = sk_half_round(v[k], old[k * os], true, self);
+    else for (int64_t k = 0; k < n; k++) dst[k * ds] = sk_half_round(v[k], old[k * os], false, self);
 }
 
 /* Values: floats go through sk_load_f/sk_store_f (base/scalar.h); integers and

@@ -165,7 +165,8 @@ SK_INLINE void SK_SEG_NAME(sk_seg_finish)(const sk_seg_job *job, int64_t klo, in
         if (SK_IS_HALF(DT)) /* a NaN already in x keeps its bits (sk_half_round) */
             sk_f32_run_to_half((uint16_t *)(void *)o, 1,
                                (const uint16_t *)(const void *)sk_seg_x_row(job, k, 2), 1,
-                               (const float *)(const void *)a, len, DT == SK_DTYPE_BFLOAT16);
+                               (const float *)(const void *)a, len, DT == SK_DTYPE_BFLOAT16,
+                               job->p->include_self);
         else
             memcpy(o, a, (size_t)len * sk_es(DT));
     }

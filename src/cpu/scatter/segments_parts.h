@@ -113,7 +113,8 @@ SK_INLINE void sk_seg_parts_finish(const sk_seg_parts *pt, int64_t k0, int64_t k
         if (!pt->acc) continue;
         /* rounded once; a NaN already in x (out's row) keeps its bits */
         uint16_t *o = (uint16_t *)(void *)sk_seg_parts_out_row(pt, k);
-        sk_f32_run_to_half(o, 1, o, 1, (const float *)(const void *)a, len, DT == SK_DTYPE_BFLOAT16);
+        sk_f32_run_to_half(o, 1, o, 1, (const float *)(const void *)a, len, DT == SK_DTYPE_BFLOAT16,
+                           pt->job->p->include_self);
     }
 }
 
