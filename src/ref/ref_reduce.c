@@ -152,6 +152,13 @@ static void ref_store(sk_dtype dt, sk_reduce reduce, bool include_self, int64_t 
 
 enum { REF_CHUNK = 256 };
 
+/* identity (op) v: v, where a float sum or product (folds) quiets a NaN */
+static ref_value ref_start(int kind, bool folds, ref_value v) {
+    if (folds && (kind == K_F16 || kind == K_BF16 || kind == K_F32) && isnan(v.f)) v.f = v.f + v.f;
+    if (folds && kind == K_F64 && isnan(v.d)) v.d = v.d + v.d;
+    return v;
+}
+
 /* Folds the updates of the target at u->item[*j] (and after) into acc
  * (holding x's element); returns their count. Float sum, mean and prod
  * follow the canonical order (docs/CONTRACT.md): the first REF_CHUNK
@@ -168,12 +175,12 @@ static int64_t ref_fold_target(sk_dtype dt, sk_reduce reduce, bool include_self,
     memset(&part, 0, sizeof part);
     for (; *j < u->n && u->item[*j].target == t; (*j)++, count++) {
         ref_value v = ref_load(dt, ref_at_linear(src, u->item[*j].slot));
-        if (count == 0 && !include_self) *acc = v; /* identity (op) v == v */
+        if (count == 0 && !include_self) *acc = ref_start(kind, chunked, v); /* identity (op) v */
         else if (!chunked || count < REF_CHUNK) ref_combine(kind, reduce, acc, &v);
         else if (count % REF_CHUNK != 0) ref_combine(kind, reduce, &part, &v);
         else {
             if (count >= 2 * REF_CHUNK) ref_combine(kind, reduce, acc, &part);
-            part = v; /* a later chunk starts from the identity: identity (op) v == v */
+            part = ref_start(kind, true, v); /* a later chunk starts from the identity */
         }
     }
     if (chunked && count > REF_CHUNK) ref_combine(kind, reduce, acc, &part);

@@ -166,3 +166,29 @@ def test_16_bit_update_nan_differing_from_x_only_in_the_quiet_bit(reduce):
     assert [int(b) for b in got.view(np.uint16)] == [0x7F00, 0x7D01]
     got = sk.index_scatter(x, np.array([0]), u, 0, reduce=reduce, include_self=True)
     assert [int(b) for b in got.view(np.uint16)] == [0x7D00, 0x7D01]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean"])
+@pytest.mark.parametrize("expanded", [False, True])
+def test_signalling_nan_as_the_only_update_is_quieted(dtype, reduce, expanded):
+    """include_self=False: a target's only update is folded into the
+    identity, which quiets a signalling NaN, whichever path runs (a
+    contiguous index and its stride-0 expansion take different ones)."""
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    snan = np.array([0x7F800001 if dtype == np.float32 else 0x7FF0000000000001], bits)
+    quiet = snan | (0x00400000 if dtype == np.float32 else 0x0008000000000000)
+    rng = np.random.default_rng(0)
+    perm = rng.permutation(300)
+    src = np.ones((300, 3), dtype)
+    src[0, 0] = snan.view(dtype)[0]
+    x = np.zeros((300, 3), dtype)
+    index = np.broadcast_to(perm[:, None], (300, 3))
+    if not expanded:
+        index = np.ascontiguousarray(index)
+    call = lambda: sk.scatter(x, index, src, 0, reduce=reduce,  # noqa: E731
+                              include_self=False)
+    for threads, got, kernel in with_threads((1, 2), call):
+        assert got.view(bits)[perm[0], 0] == quiet[0], (threads, kernel)
+    got = sk.index_scatter(x, perm, src, 0, reduce=reduce, include_self=False)
+    assert got.view(bits)[perm[0], 0] == quiet[0], sk.last_kernel()

@@ -54,12 +54,12 @@ static void sk_ochunks_apply(const sk_plan *p, int64_t j, const char *dst, doubl
     const sk_reduce OP = p->reduce == SK_REDUCE_MEAN ? SK_REDUCE_SUM : p->reduce;
     const sk_dtype dt = p->dtype;
     int64_t k = cnt[j]++;
-    if (k == 0) run[j] = p->include_self ? sk_op_f(sk_load_f(dst, dt), v, OP, dt) : v;
+    if (k == 0) run[j] = p->include_self ? sk_op_f(sk_load_f(dst, dt), v, OP, dt) : sk_start_f(v, OP);
     else if (k < SK_CANONICAL_CHUNK) run[j] = sk_op_f(run[j], v, OP, dt);
     else if (k % SK_CANONICAL_CHUNK != 0) part[j] = sk_op_f(part[j], v, OP, dt);
     else {
         if (k >= 2 * SK_CANONICAL_CHUNK) run[j] = sk_op_f(run[j], part[j], OP, dt);
-        part[j] = v;
+        part[j] = sk_start_f(v, OP);
     }
 }
 

@@ -34,10 +34,10 @@ SK_INLINE void sk_apply(const sk_plan *p, const char *src, int64_t toff, int64_t
     if (COUNTED) first = cnt[j]++ == 0 && !p->include_self;
     if (SK_USES_ACC(DT, RED)) {
         double v = sk_load_f(src, DT);
-        acc[j] = first ? (float)v : (float)sk_op_f(acc[j], v, RED, DT);
+        acc[j] = first ? (float)sk_start_f(v, RED) : (float)sk_op_f(acc[j], v, RED, DT);
     } else if (SK_IS_FLOAT(DT)) {
         double v = sk_load_f(src, DT);
-        sk_store_f(dst, first ? v : sk_op_f(sk_load_f(dst, DT), v, RED, DT), DT);
+        sk_store_f(dst, first ? sk_start_f(v, RED) : sk_op_f(sk_load_f(dst, DT), v, RED, DT), DT);
     } else {
         int64_t v = sk_load_i(src, DT);
         sk_store_i(dst, first ? v : sk_op_i(sk_load_i(dst, DT), v, RED, DT), DT);
@@ -59,14 +59,14 @@ SK_INLINE void sk_apply_row_counted(const sk_plan *p, char *restrict dst,
     if (DT == SK_DTYPE_FLOAT32) {
         float *restrict d = (float *)(void *)dst;
         const float *restrict s = (const float *)(const void *)src;
-        if (first) memcpy(d, s, (size_t)n * sizeof(float));
+        if (first) for (int64_t j = 0; j < n; j++) d[j] = sk_keep_nan_f(s[j], s[j]);
         else for (int64_t j = 0; j < n; j++) d[j] = (float)sk_op_f(d[j], s[j], OP, DT);
         return;
     }
     if (DT == SK_DTYPE_FLOAT64) {
         double *restrict d = (double *)(void *)dst;
         const double *restrict s = (const double *)(const void *)src;
-        if (first) memcpy(d, s, (size_t)n * sizeof(double));
+        if (first) for (int64_t j = 0; j < n; j++) d[j] = sk_keep_nan_d(s[j], s[j]);
         else for (int64_t j = 0; j < n; j++) d[j] = sk_op_f(d[j], s[j], OP, DT);
         return;
     }
@@ -74,7 +74,7 @@ SK_INLINE void sk_apply_row_counted(const sk_plan *p, char *restrict dst,
     const uint16_t *restrict s = (const uint16_t *)(const void *)src;
     for (int64_t j = 0; j < n; j++) {
         float v = DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(s[j]) : sk_f16_to_f32(s[j]);
-        a[j] = first ? v : (float)sk_op_f(a[j], v, OP, DT);
+        a[j] = first ? sk_keep_nan_f(v, v) : (float)sk_op_f(a[j], v, OP, DT);
     }
 }
 

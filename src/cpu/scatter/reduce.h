@@ -99,6 +99,14 @@ SK_INLINE double sk_keep_nan_d(double a, double r) {
     return r;
 }
 
+/* The identity of a float sum or product folded with v (a target's first
+ * update with include_self=False, a chunk's first row): v, a signalling NaN
+ * quieted as the fold would; amax/amin select, so v as it is. */
+SK_INLINE double sk_start_f(double v, const sk_reduce RED) {
+    bool folds = RED == SK_REDUCE_SUM || RED == SK_REDUCE_MEAN || RED == SK_REDUCE_PROD;
+    return folds ? sk_keep_nan_d(v, v) : v;
+}
+
 SK_INLINE double sk_op_f(double a, double b, const sk_reduce RED, const sk_dtype DT) {
     float af = (float)a, bf = (float)b;
     switch (RED) {

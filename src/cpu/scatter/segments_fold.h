@@ -22,6 +22,10 @@ SK_INLINE float sk_seg_get_f(const char *s, const sk_dtype DT) {
 SK_INLINE float sk_seg_op_f(float a, float b, const sk_reduce OP, const sk_dtype DT) {
     return (float)sk_op_f(a, b, OP, DT);
 }
+/* A chunk's first value (identity (op) v): a NaN quieted where OP folds. */
+SK_INLINE float sk_seg_quiet_f(float v, const sk_reduce OP) {
+    return OP == SK_REDUCE_SUM || OP == SK_REDUCE_PROD ? sk_keep_nan_f(v, v) : v;
+}
 SK_INLINE float sk_seg_at_f(const char *a, int64_t j, const sk_dtype DT) {
     (void)DT;
     return ((const float *)(const void *)a)[j];
@@ -42,6 +46,9 @@ SK_INLINE double sk_seg_get_d(const char *s, const sk_dtype DT) {
 SK_INLINE double sk_seg_op_d(double a, double b, const sk_reduce OP, const sk_dtype DT) {
     return sk_op_f(a, b, OP, DT);
 }
+SK_INLINE double sk_seg_quiet_d(double v, const sk_reduce OP) {
+    return OP == SK_REDUCE_SUM || OP == SK_REDUCE_PROD ? sk_keep_nan_d(v, v) : v;
+}
 SK_INLINE double sk_seg_at_d(const char *a, int64_t j, const sk_dtype DT) {
     (void)DT;
     return ((const double *)(const void *)a)[j];
@@ -58,6 +65,10 @@ SK_INLINE double sk_seg_mean_d(double v, int64_t count, const sk_dtype DT) {
 SK_INLINE int64_t sk_seg_get_i(const char *s, const sk_dtype DT) { return sk_load_i(s, DT); }
 SK_INLINE int64_t sk_seg_op_i(int64_t a, int64_t b, const sk_reduce OP, const sk_dtype DT) {
     return sk_op_i(a, b, OP, DT);
+}
+SK_INLINE int64_t sk_seg_quiet_i(int64_t v, const sk_reduce OP) {
+    (void)OP;
+    return v;
 }
 SK_INLINE int64_t sk_seg_at_i(const char *a, int64_t j, const sk_dtype DT) {
     return sk_load_i(a + (size_t)j * sk_es(DT), DT);

@@ -20,6 +20,14 @@ SK_INLINE void SK_SEG_NAME(sk_seg_set)(char *restrict a, const char *restrict s,
     for (int64_t j = 0; j < n; j++)
         SK_SEG_NAME(sk_seg_put)(a, j, SK_SEG_NAME(sk_seg_get)(s + (size_t)j * ES, DT), DT);
 }
+/* a[j] = the identity folded with src element j: the element, a NaN
+ * quieted where OP folds (a target's or a chunk's first row). */
+SK_INLINE void SK_SEG_NAME(sk_seg_start)(char *restrict a, const char *restrict s, int64_t n,
+                                         const sk_dtype DT, const sk_reduce OP) {
+    const size_t ES = sk_es(DT);
+    for (int64_t j = 0; j < n; j++)
+        SK_SEG_NAME(sk_seg_put)(a, j, SK_SEG_NAME(sk_seg_quiet)(SK_SEG_NAME(sk_seg_get)(s + (size_t)j * ES, DT), OP), DT);
+}
 SK_INLINE void SK_SEG_NAME(sk_seg_fold)(char *restrict a, const char *restrict s, int64_t n,
                                         const sk_dtype DT, const sk_reduce OP) {
     const size_t ES = sk_es(DT);
@@ -51,7 +59,7 @@ SK_INLINE void SK_SEG_NAME(sk_seg_step)(const sk_seg_job *job, int64_t k, int64_
     const int64_t len = job->len;
     char *a = SK_SEG_NAME(sk_seg_acc_row)(job, k, DT);
     if (s == 0 && !job->p->include_self) {
-        SK_SEG_NAME(sk_seg_set)(a, row, len, DT);
+        SK_SEG_NAME(sk_seg_start)(a, row, len, DT, OP);
         return;
     }
     if (s == 0 && job->acc) /* the working row starts from x */
@@ -65,7 +73,7 @@ SK_INLINE void SK_SEG_NAME(sk_seg_step)(const sk_seg_job *job, int64_t k, int64_
             job->part_slot[k] = atomic_fetch_add(job->next_part, 1);
         else
             SK_SEG_NAME(sk_seg_fold_acc)(a, SK_SEG_NAME(sk_seg_part_row)(job, k), len, DT, OP);
-        SK_SEG_NAME(sk_seg_set)(SK_SEG_NAME(sk_seg_part_row)(job, k), row, len, DT);
+        SK_SEG_NAME(sk_seg_start)(SK_SEG_NAME(sk_seg_part_row)(job, k), row, len, DT, OP);
     }
 }
 

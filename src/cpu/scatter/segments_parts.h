@@ -76,16 +76,16 @@ SK_INLINE bool sk_seg_parts_start_value(const sk_seg_parts *pt, int64_t k, const
     return !self;
 }
 
-/* Row `row` into `dest`: set (the first of a chunk that starts from it),
- * else folded. */
+/* Row `row` into `dest`: set (the first of a chunk, from the identity: a
+ * NaN quieted), else folded. */
 SK_INLINE void sk_seg_parts_step(const sk_seg_parts *pt, char *dest, const char *row, bool set,
                                  const sk_dtype DT, const sk_reduce OP) {
     const int64_t len = pt->job->len;
     if (DT == SK_DTYPE_FLOAT64) {
-        if (set) sk_seg_set_d(dest, row, len, DT);
+        if (set) sk_seg_start_d(dest, row, len, DT, OP);
         else sk_seg_fold_d(dest, row, len, DT, OP);
     } else { /* float32, or 16-bit rows into float32 */
-        if (set) sk_seg_set_f(dest, row, len, DT);
+        if (set) sk_seg_start_f(dest, row, len, DT, OP);
         else sk_seg_fold_f(dest, row, len, DT, OP);
     }
 }
