@@ -9,50 +9,13 @@ import numpy as np
 import pytest
 
 import scatterkit as sk
+from helpers_canonical import canonical_rows, with_threads
 
-CHUNK = 256
 FEW = "cpu/scatter/segments_few"
 
 
 def several_cpus():
     return len(os.sched_getaffinity(0)) >= 2
-
-
-def canonical_rows(x, index, updates, reduce, include_self):
-    """index_scatter along axis 0 in the canonical order, a row of columns
-    at a time (x's float type: float32 or float64)."""
-    t = x.dtype.type
-    out = x.copy()
-    prod = reduce == "prod"
-    ident = np.full(x.shape[1:], 1 if prod else -0.0, x.dtype)
-    for k in range(x.shape[0]):
-        rows = updates[index == k]
-        if len(rows) == 0:
-            continue
-        acc = x[k].copy() if include_self else ident.copy()
-        for c in range(0, len(rows), CHUNK):
-            part = acc if c == 0 else ident.copy()
-            for v in rows[c:c + CHUNK]:
-                part = part * v if prod else part + v
-            acc = part if c == 0 else (acc * part if prod else acc + part)
-        if reduce == "mean":
-            acc = acc / t(len(rows) + (1 if include_self else 0))
-        out[k] = acc
-    return out
-
-
-def with_threads(counts, call):
-    """call() at each thread count: [(threads, result, kernel)]."""
-    before = sk.get_num_threads()
-    try:
-        got = []
-        for n in counts:
-            sk.set_num_threads(n)
-            r = call()
-            got.append((n, r, sk.last_kernel()))
-        return got
-    finally:
-        sk.set_num_threads(before)
 
 
 def uniform_case(rng, n_rows, n_keys, cols, dtype):
