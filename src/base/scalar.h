@@ -77,6 +77,31 @@ SK_INLINE void sk_store_f(char *ptr, double v, const sk_dtype DT) {
     }
 }
 
+/* ---- the NaN rule of float sums and products (docs/CHOICES.md) ---- */
+/* r (a + b or a * b), or a quieted (a + a) where a is NaN: where two NaNs
+ * meet the running value's is kept, so the bits follow the canonical order
+ * and not the operand order a compiler picks. Both computed and chosen by
+ * masking the bits: a `?:` here made GCC give up vectorising the fold
+ * loops. */
+SK_INLINE float sk_keep_nan_f(float a, float r) {
+    float q = a + a;
+    uint32_t uq, ur, keep = (uint32_t)0 - (uint32_t)(a != a);
+    memcpy(&uq, &q, sizeof q);
+    memcpy(&ur, &r, sizeof r);
+    ur ^= (uq ^ ur) & keep;
+    memcpy(&r, &ur, sizeof r);
+    return r;
+}
+SK_INLINE double sk_keep_nan_d(double a, double r) {
+    double q = a + a;
+    uint64_t uq, ur, keep = (uint64_t)0 - (uint64_t)(a != a);
+    memcpy(&uq, &q, sizeof q);
+    memcpy(&ur, &r, sizeof r);
+    ur ^= (uq ^ ur) & keep;
+    memcpy(&r, &ur, sizeof r);
+    return r;
+}
+
 /* ---- index values ---- */
 SK_INLINE int64_t sk_load_index(const void *base, bool is64, int64_t off) {
     return is64 ? ((const int64_t *)base)[off] : (int64_t)((const int32_t *)base)[off];

@@ -77,43 +77,20 @@ SK_INLINE void sk_store_i(char *ptr, int64_t v, const sk_dtype DT) {
  * results match a float32 loop and 16-bit types accumulate in float32 */
 #define SK_FOP(DT, expr_f, expr_d) (DT == SK_DTYPE_FLOAT64 ? (expr_d) : (double)(expr_f))
 
-/* r (a + b or a * b), or a quieted (a + a) where a is NaN: sk_op_f's rule
- * where two NaNs meet. Both computed and chosen by masking the bits: a
- * `?:` here made GCC give up vectorising the fold loops. */
-SK_INLINE float sk_keep_nan_f(float a, float r) {
-    float q = a + a;
-    uint32_t uq, ur, keep = (uint32_t)0 - (uint32_t)(a != a);
-    memcpy(&uq, &q, sizeof q);
-    memcpy(&ur, &r, sizeof r);
-    ur ^= (uq ^ ur) & keep;
-    memcpy(&r, &ur, sizeof r);
-    return r;
-}
-SK_INLINE double sk_keep_nan_d(double a, double r) {
-    double q = a + a;
-    uint64_t uq, ur, keep = (uint64_t)0 - (uint64_t)(a != a);
-    memcpy(&uq, &q, sizeof q);
-    memcpy(&ur, &r, sizeof r);
-    ur ^= (uq ^ ur) & keep;
-    memcpy(&r, &ur, sizeof r);
-    return r;
-}
-
 /* The identity of a float sum or product folded with v (a target's first
  * update with include_self=False, a chunk's first row): v, a signalling NaN
  * quieted as the fold would; amax/amin select, so v as it is. */
+SK_INLINE bool sk_red_folds(const sk_reduce RED) {
+    return RED == SK_REDUCE_SUM || RED == SK_REDUCE_MEAN || RED == SK_REDUCE_PROD;
+}
 SK_INLINE double sk_start_f(double v, const sk_reduce RED) {
-    bool folds = RED == SK_REDUCE_SUM || RED == SK_REDUCE_MEAN || RED == SK_REDUCE_PROD;
-    return folds ? sk_keep_nan_d(v, v) : v;
+    return sk_red_folds(RED) ? sk_keep_nan_d(v, v) : v;
 }
 
 SK_INLINE double sk_op_f(double a, double b, const sk_reduce RED, const sk_dtype DT) {
     float af = (float)a, bf = (float)b;
     switch (RED) {
-    /* where two NaNs meet, the running value's (a's) is kept, quieted (a + a):
-     * which operand's NaN an add returns follows the operand order the
-     * compiler picks, so without the select the bits of a target fed two
-     * NaNs would depend on the path (docs/CHOICES.md). One select, vectorised */
+    /* where two NaNs meet, the running value's is kept (base/scalar.h) */
     case SK_REDUCE_SUM:
     case SK_REDUCE_MEAN: return SK_FOP(DT, sk_keep_nan_f(af, af + bf), sk_keep_nan_d(a, a + b));
     case SK_REDUCE_PROD: return SK_FOP(DT, sk_keep_nan_f(af, af * bf), sk_keep_nan_d(a, a * b));

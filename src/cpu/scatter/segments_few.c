@@ -49,7 +49,7 @@ static size_t sk_few_scratch(const sk_seg_job *job, int64_t nstretch, char *at, 
     size_t parts = sk_seg_parts_scratch(job, at ? &at : NULL, at ? &f->pt : NULL);
     if (at) {
         f->before = sk_scratch_carve(&at, before);
-        f->end = sk_scratch_carve(&at, end);
+        f->pt.end = f->end = sk_scratch_carve(&at, end);
     }
     return parts + sk_scratch_round(before) + sk_scratch_round(end);
 }
@@ -121,7 +121,6 @@ static bool sk_few_prefix(sk_few_job *f) {
         sum += total[k];
         f->end[k] = (int32_t)sum;
     }
-    f->pt.end = f->end;
     return true;
 }
 

@@ -24,7 +24,7 @@ SK_INLINE float sk_seg_op_f(float a, float b, const sk_reduce OP, const sk_dtype
 }
 /* A chunk's first value (identity (op) v): a NaN quieted where OP folds. */
 SK_INLINE float sk_seg_quiet_f(float v, const sk_reduce OP) {
-    return OP == SK_REDUCE_SUM || OP == SK_REDUCE_PROD ? sk_keep_nan_f(v, v) : v;
+    return sk_red_folds(OP) ? sk_keep_nan_f(v, v) : v;
 }
 SK_INLINE float sk_seg_at_f(const char *a, int64_t j, const sk_dtype DT) {
     (void)DT;
@@ -46,9 +46,7 @@ SK_INLINE double sk_seg_get_d(const char *s, const sk_dtype DT) {
 SK_INLINE double sk_seg_op_d(double a, double b, const sk_reduce OP, const sk_dtype DT) {
     return sk_op_f(a, b, OP, DT);
 }
-SK_INLINE double sk_seg_quiet_d(double v, const sk_reduce OP) {
-    return OP == SK_REDUCE_SUM || OP == SK_REDUCE_PROD ? sk_keep_nan_d(v, v) : v;
-}
+SK_INLINE double sk_seg_quiet_d(double v, const sk_reduce OP) { return sk_start_f(v, OP); }
 SK_INLINE double sk_seg_at_d(const char *a, int64_t j, const sk_dtype DT) {
     (void)DT;
     return ((const double *)(const void *)a)[j];

@@ -7,6 +7,7 @@
 #ifndef SK_ARCH_X86_ROWS4_SSE_H
 #define SK_ARCH_X86_ROWS4_SSE_H
 
+#include "base/scalar.h"
 #include "cpu/arch/x86/isa.h"
 
 #if defined(SK_ARCH_X86_64)
@@ -50,12 +51,11 @@ SK_INLINE void sk_rows4_deinterleave(float *const o[4], const float *restrict sc
 }
 
 /* s + a, or s + s (s quieted) in the lanes where s is NaN: the running
- * value's NaN is kept where two NaNs meet (cpu/scatter/reduce.h, sk_op_f). */
+ * value's NaN is kept where two NaNs meet (sk_keep_nan_f's rule). */
 SK_INLINE __m128 sk_rows4_add(__m128 s, __m128 a) {
     __m128 nan = _mm_cmpunord_ps(s, s);
     return _mm_or_ps(_mm_and_ps(nan, _mm_add_ps(s, s)), _mm_andnot_ps(nan, _mm_add_ps(s, a)));
 }
-SK_INLINE float sk_rows4_add1(float s, float a) { return s != s ? s + s : s + a; }
 
 /* The updates u[0..3] of index positions [0, L) into sc: each 4x4 block of
  * updates transposed, one 16-byte add per index position. ix: uint16 (I16)
@@ -77,7 +77,7 @@ SK_INLINE void sk_rows4_accumulate(float *restrict sc, const float *const u[4], 
     for (; j < L; j++)
         for (int q = 0; q < 4; q++) {
             float *s = sc + 4 * sk_rows4_index(ix, j, I16) + q;
-            *s = sk_rows4_add1(*s, u[q][j]);
+            *s = sk_keep_nan_f(*s, *s + u[q][j]);
         }
 }
 #else
