@@ -149,9 +149,19 @@ SK_INLINE void sk_move(char *dst, int64_t ds, const char *src, int64_t ss, int64
 #undef SK_MOVE_LOOP
 }
 /* Asks for a row into L2 only (see SK_ROWS_AHEAD). An address only:
- * prefetches never fault. */
+ * prefetches never fault. Every line the bytes touch: a row that does not
+ * start on a line (a NumPy array starts 16 bytes past one) spans one line
+ * more than bytes / 64. */
 SK_INLINE void sk_prefetch_row_l2(const void *row, size_t bytes) {
-    for (size_t b = 0; b < bytes; b += 64) __builtin_prefetch((const char *)row + b, 0, 2);
+    uintptr_t last = (uintptr_t)row + (bytes ? bytes - 1 : 0);
+    for (uintptr_t a = (uintptr_t)row & ~(uintptr_t)63; a <= last; a += 64)
+        __builtin_prefetch((const void *)a, 0, 2);
+}
+/* Asks for a row about to be written (into L1), every line it touches. */
+SK_INLINE void sk_prefetch_row_w(const void *row, size_t bytes) {
+    uintptr_t last = (uintptr_t)row + (bytes ? bytes - 1 : 0);
+    for (uintptr_t a = (uintptr_t)row & ~(uintptr_t)63; a <= last; a += 64)
+        __builtin_prefetch((const void *)a, 1, 3);
 }
 /* Whether index checks may run inside the gather kernel (SK_OPTION_FRESH_OUT). */
 SK_INLINE bool sk_fused_check(const sk_options *opts, sk_index_mode mode) {

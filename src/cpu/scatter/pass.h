@@ -149,8 +149,7 @@ SK_INLINE void sk_scatter_rows(const sk_plan *p, const sk_span *s, float *acc, i
                     int64_t c0 = col_lo < len ? col_lo : 0;
                     const char *q = SK_USES_ACC(DT, RED) ? (const char *)(acc + (lin - clo))
                                                    : p->target + (ptrdiff_t)(toff + c0) * (ptrdiff_t)ES;
-                    __builtin_prefetch(q, 1);
-                    if (len * (int64_t)ES > 64) __builtin_prefetch(q + 64, 1);
+                    sk_prefetch_row_w(q, len * (int64_t)ES < 128 ? (size_t)len * ES : 128);
                     if (COUNTED) { /* the row's counts are as scattered as its targets */
                         const char *k = (const char *)(cnt + (lin < clo ? 0 : lin - clo));
                         for (int64_t b = 0; b < len * 8 && b < 512; b += 64) __builtin_prefetch(k + b, 1);

@@ -148,7 +148,7 @@ void sk_seg_stage_positions(sk_seg_job *job, int nthreads);
 /* ---- the sort (segments_sort.c) ---- */
 /* Keys of rows [r0, r1) into key[0, r1 - r0): -1 where the key is outside
  * [k0, k0 + nwin) or the index value is skipped (DROP). */
-void sk_seg_keys_of(const sk_seg_job *job, int32_t *key, int64_t r0, int64_t r1);
+SK_INTERNAL void sk_seg_keys_of(const sk_seg_job *job, int32_t *key, int64_t r0, int64_t r1);
 /* Pass A of a sort (a parallel-chunks task over the rows [w0, w0 + rows)):
  * the keys of chunk `chunk`'s rows into key[i0, i1), and its counts per
  * bucket into hist. */

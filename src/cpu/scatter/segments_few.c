@@ -91,13 +91,18 @@ static void sk_few_count(const sk_few_job *f, int64_t c, int64_t lo, int64_t hi)
     const int64_t nkeys = f->job.nkeys;
     int64_t *n = f->before + (c + 1) * nkeys;
     int32_t key[SK_FEW_BLOCK];
-    memset(n, 0, (size_t)nkeys * sizeof(int64_t));
+    /* four counts per key, a row's by its position mod 4: with few keys one
+     * count would be incremented back to back, each add waiting on the last */
+    int32_t lane[4][SK_SEG_FEW_MAX_KEYS + 1];
+    memset(lane, 0, sizeof lane);
     for (int64_t r0 = lo; r0 < hi; r0 += SK_FEW_BLOCK) {
         int64_t r1 = r0 + SK_FEW_BLOCK < hi ? r0 + SK_FEW_BLOCK : hi;
         sk_seg_keys_of(&f->job, key, r0, r1);
-        for (int64_t i = 0; i < r1 - r0; i++)
-            if (key[i] >= 0) n[key[i]]++;
+        for (int64_t i = 0; i < r1 - r0; i++) /* a dropped row (-1) counts in the spare slot */
+            lane[i & 3][key[i] < 0 ? SK_SEG_FEW_MAX_KEYS : key[i]]++;
     }
+    for (int64_t k = 0; k < nkeys; k++)
+        n[k] = (int64_t)lane[0][k] + lane[1][k] + lane[2][k] + lane[3][k];
 }
 
 /* The counts into rows before each stretch, and end; false where the chunk
@@ -195,7 +200,7 @@ typedef struct {
         else sk_seg_parts_finish(&t->f->pt, lo, hi, DT, RED);                                      \
     } while (0)
 
-static void sk_few_region(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
+SK_HOT static void sk_few_region(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
     const sk_few_task *t = arg;
     (void)tid;
     if (t->stage == 0) sk_few_count(t->f, chunk, lo, hi);

@@ -186,7 +186,7 @@ typedef struct {
         else sk_seg_parts_finish(&t->h->pt, lo, hi, DT, RED);                                      \
     } while (0)
 
-static void sk_hot_region(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
+SK_HOT static void sk_hot_region(void *arg, int tid, int64_t chunk, int64_t lo, int64_t hi) {
     const sk_hot_task *t = arg;
     (void)tid, (void)chunk;
     SK_SEG_PARTS_DISPATCH(t->h->job.p, SK_HOT_STAGE);

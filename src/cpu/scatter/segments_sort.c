@@ -14,11 +14,33 @@
 #include "cpu/cursor.h"
 #include "cpu/scatter/segments.h"
 
-void sk_seg_keys_of(const sk_seg_job *job, int32_t *restrict key, int64_t r0, int64_t r1) {
+/* Keys of the rows [r0, r1) of a dense 1-d index naming keys directly (a
+ * row's key is its index value: message passing, index_add), without a
+ * clip: a loop without branches, which the compiler vectorises. */
+#define SK_SEG_DIRECT_KEYS(IT)                                                                     \
+    do {                                                                                           \
+        const IT *restrict ix = (const IT *)rp->index + r0;                                        \
+        for (int64_t i = 0; i < r1 - r0; i++) {                                                    \
+            int64_t v = ix[i];                                                                     \
+            v += (v >> 63) & n; /* a negative value counts from the end */                         \
+            uint64_t k = (uint64_t)(v - k0);                                                       \
+            key[r0 + i] = (uint64_t)v < (uint64_t)n && k < nwin ? (int32_t)k : -1;                 \
+        }                                                                                          \
+    } while (0)
+
+SK_HOT SK_INTERNAL void sk_seg_keys_of(const sk_seg_job *job, int32_t *restrict key, int64_t r0,
+                                       int64_t r1) {
     const sk_plan *rp = &job->rows;
     key -= r0;
     const uint64_t nwin = (uint64_t)job->nwin;
     const int64_t k0 = job->k0;
+    if (job->rows_tight && rp->index_stride[0] == 1 && rp->comp_linear_stride[0] == 1 &&
+        rp->linear_stride[0] == 0 && rp->mode != SK_INDEX_MODE_CLIP) {
+        const int64_t n = rp->comp_size[0];
+        if (rp->index_is64) SK_SEG_DIRECT_KEYS(int64_t);
+        else SK_SEG_DIRECT_KEYS(int32_t);
+        return;
+    }
     if (job->rows_tight) {
         const int64_t n = rp->comp_size[0], cks = rp->comp_linear_stride[0],
                       is = rp->index_stride[0], ls = rp->linear_stride[0];
