@@ -271,3 +271,32 @@ def test_half_types_fold_in_float32(dtype):
     want = torch.from_numpy(want32).to(tdt)
     got = sk.index_scatter(x, torch.from_numpy(idx), upd, 0, reduce="sum")
     assert torch.equal(got.view(torch.int16), want.view(torch.int16))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("expanded", [False, True])
+def test_half_rows_start_from_x_in_float32(dtype, expanded):
+    """W4's pattern (64-byte rows, include_self, the working rows filled from
+    x before the fold), with targets no row reaches: each target x's value
+    in float32 folded with its rows in order, rounded once; an untouched
+    target keeps x's bits. At 1, 2 and 3 threads."""
+    torch = pytest.importorskip("torch")
+    from helpers_canonical import canonical_rows, with_threads
+    tdt = getattr(torch, dtype)
+    rng = np.random.default_rng(7)
+    n_rows, n_keys = 12000, 1500
+    idx = rng.integers(0, n_keys, n_rows)
+    idx[idx % 7 == 3] = 0  # targets 3, 10, 17, ... get no rows
+    upd = torch.from_numpy(rng.uniform(-1, 1, (n_rows, 32)).astype(np.float32)).to(tdt)
+    x = torch.from_numpy(rng.uniform(-4, 4, (n_keys, 32)).astype(np.float32)).to(tdt)
+    want = torch.from_numpy(canonical_rows(x.float().numpy(), idx, upd.float().numpy(), "sum",
+                                           True)).to(tdt)
+    i = torch.from_numpy(idx)
+    if expanded:
+        call = lambda: sk.scatter(x, i[:, None].expand(n_rows, 32), upd, 0,  # noqa: E731
+                                  reduce="sum")
+    else:
+        call = lambda: sk.index_scatter(x, i, upd, 0, reduce="sum")  # noqa: E731
+    for n, got, kernel in with_threads((1, 2, 3), call):
+        assert kernel.startswith("cpu/scatter/segments"), (n, kernel)
+        assert torch.equal(got.view(torch.int16), want.view(torch.int16)), (n, kernel)

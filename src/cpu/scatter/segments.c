@@ -198,6 +198,27 @@ static void sk_seg_carve(sk_seg_job *job, char *at, _Atomic int32_t *next_part) 
 
 static void sk_seg_fold_keys(sk_seg_job *job, int nt);
 
+/* Keys [k0, k1) of the window: x's rows into their working rows, in order
+ * (float32 for 16-bit types), before the fold. */
+static void sk_seg_x_task(void *arg, int tid, int64_t chunk, int64_t k0, int64_t k1) {
+    const sk_seg_job *job = arg;
+    (void)tid;
+    (void)chunk;
+    const int64_t len = job->len;
+    if (!SK_IS_HALF(job->p->dtype)) {
+        size_t row = (size_t)len * job->p->elem_size;
+        for (int64_t k = k0; k < k1; k++)
+            memcpy(job->acc + (size_t)k * row, sk_seg_x_row(job, k, job->p->elem_size), row);
+        return;
+    }
+    const bool bf16 = job->p->dtype == SK_DTYPE_BFLOAT16;
+    for (int64_t k = k0; k < k1; k++) {
+        const uint16_t *x = (const uint16_t *)(const void *)sk_seg_x_row(job, k, 2);
+        float *a = (float *)(void *)(job->acc + (size_t)(k * len) * sizeof(float));
+        for (int64_t j = 0; j < len; j++) a[j] = bf16 ? sk_bf16_to_f32(x[j]) : sk_f16_to_f32(x[j]);
+    }
+}
+
 sk_status sk_seg_run_as(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,
                         void *scratch, bool direct) {
     sk_seg_job job;
@@ -222,6 +243,11 @@ static void sk_seg_fold_keys(sk_seg_job *job_, int nt) {
     const bool direct = job.direct;
     const int64_t groups = job.ngroups;
     memset(job.seen, 0, (size_t)job.nwin * sizeof(int32_t));
+    /* working rows start from x: copied in order now, rather than each read
+     * at random at its key's first row (docs/PERF-LOG.md, 2026-11-28) */
+    job.acc_from_x = job.acc && p->include_self && job.out_row_major;
+    if (job.acc_from_x)
+        sk_parallel_chunks(nt, job.nwin, sk_chunks_for(nt, job.nwin, job.len), sk_seg_x_task, &job);
     for (job.w0 = 0; job.w0 < job.nrows; job.w0 += job.win_rows) {
         job.wrows = job.nrows - job.w0 < job.win_rows ? job.nrows - job.w0 : job.win_rows;
         if (direct) {

@@ -76,6 +76,7 @@ struct sk_seg_job {
      * keys accumulate in out */
     char *acc;
     bool use_acc;                /* the layout: whether acc is kept */
+    bool acc_from_x;             /* acc holds x's rows before the fold (an ordered copy) */
     /* with acc, x's data when the path fuses the copy (x and out row-major,
      * whole rows): start values are read from it and untouched rows copied
      * by the finish; NULL when out holds x's copy already */

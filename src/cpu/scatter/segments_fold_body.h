@@ -62,7 +62,7 @@ SK_INLINE void SK_SEG_NAME(sk_seg_step)(const sk_seg_job *job, int64_t k, int64_
         SK_SEG_NAME(sk_seg_start)(a, row, len, DT, OP);
         return;
     }
-    if (s == 0 && job->acc) /* the working row starts from x */
+    if (s == 0 && job->acc && !job->acc_from_x) /* the working row starts from x */
         SK_SEG_NAME(sk_seg_set)(a, sk_seg_x_row(job, k, sk_es(DT)), len, DT);
     if (!CHUNKED || s < SK_CANONICAL_CHUNK) {
         SK_SEG_NAME(sk_seg_fold)(a, row, len, DT, OP);
@@ -99,7 +99,7 @@ SK_INLINE void SK_SEG_NAME(sk_seg_scan)(const sk_seg_job *job, int64_t g, const 
     _Static_assert(RING >= BLOCK + SK_SEG_AHEAD && (RING & (RING - 1)) == 0, "the scan's ring");
     int32_t ring[RING];
     const uint32_t lo = (uint32_t)job->scan_lo[g], span = (uint32_t)job->scan_lo[g + 1] - lo;
-    const bool x_start = job->acc && job->p->include_self;
+    const bool x_start = job->acc && job->p->include_self && !job->acc_from_x;
     const int32_t *restrict key = job->key;
     uint32_t head = 0, tail = 0;
     for (int64_t b0 = 0; b0 < job->wrows; b0 += BLOCK) {
@@ -134,7 +134,7 @@ SK_INLINE void SK_SEG_NAME(sk_seg_bucket)(const sk_seg_job *job, int64_t b, cons
         return;
     }
     const int64_t i0 = b > 0 ? job->bucket_end[b - 1] : 0, i1 = job->bucket_end[b];
-    const bool x_start = job->acc && job->p->include_self;
+    const bool x_start = job->acc && job->p->include_self && !job->acc_from_x;
     for (int64_t i = i0; i < i1; i++) {
         if (i + SK_SEG_AHEAD < i1) /* direct: src rows are not in order, only increasing */
             SK_SEG_NAME(sk_seg_ask)(job, job->staged_key[i + SK_SEG_AHEAD],
