@@ -83,24 +83,19 @@ SK_INLINE void sk_store_f(char *ptr, double v, const sk_dtype DT) {
  * and not the operand order a compiler picks. Both computed and chosen by
  * masking the bits: a `?:` here made GCC give up vectorising the fold
  * loops. */
-SK_INLINE float sk_keep_nan_f(float a, float r) {
-    float q = a + a;
-    uint32_t uq, ur, keep = (uint32_t)0 - (uint32_t)(a != a);
-    memcpy(&uq, &q, sizeof q);
-    memcpy(&ur, &r, sizeof r);
-    ur ^= (uq ^ ur) & keep;
-    memcpy(&r, &ur, sizeof r);
-    return r;
-}
-SK_INLINE double sk_keep_nan_d(double a, double r) {
-    double q = a + a;
-    uint64_t uq, ur, keep = (uint64_t)0 - (uint64_t)(a != a);
-    memcpy(&uq, &q, sizeof q);
-    memcpy(&ur, &r, sizeof r);
-    ur ^= (uq ^ ur) & keep;
-    memcpy(&r, &ur, sizeof r);
-    return r;
-}
+#define SK_DEFINE_KEEP_NAN(NAME, T, U)                                                            \
+    SK_INLINE T NAME(T a, T r) {                                                                   \
+        T q = a + a;                                                                               \
+        U uq, ur, keep = (U)0 - (U)(a != a);                                                       \
+        memcpy(&uq, &q, sizeof q);                                                                 \
+        memcpy(&ur, &r, sizeof r);                                                                 \
+        ur ^= (uq ^ ur) & keep;                                                                    \
+        memcpy(&r, &ur, sizeof r);                                                                 \
+        return r;                                                                                  \
+    }
+SK_DEFINE_KEEP_NAN(sk_keep_nan_f, float, uint32_t)
+SK_DEFINE_KEEP_NAN(sk_keep_nan_d, double, uint64_t)
+#undef SK_DEFINE_KEEP_NAN
 
 /* ---- index values ---- */
 SK_INLINE int64_t sk_load_index(const void *base, bool is64, int64_t off) {

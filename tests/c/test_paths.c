@@ -10,8 +10,8 @@
  * threads); a few targets with many rows each go to segments_few, whose
  * threads take stretches of positions across the chunks. The unforced
  * call is also run at 1, 3, 7, 16 and 64 threads: the same bits. Each
- * scatter case runs again with NaNs of both signs among x and src (sum,
- * prod, amax): the NaN bits of every path are the reference's too. The test fails if some path of a table
+ * scatter case runs again with NaNs of both signs, quiet and signalling,
+ * among x and src (sum, prod, amax): the NaN bits of every path are the reference's too. The test fails if some path of a table
  * never applied: a moved threshold cannot silently drop a path from the
  * tests.
  */
@@ -157,6 +157,16 @@ static void run_call(const path_case *c, call_args a, const char *const *names, 
     }
 }
 
+/* Half of the NaNs of a float32 buffer made signalling (the quiet bit
+ * cleared, a payload kept): a sum or product quiets them, amax keeps them
+ * as they are, on every path as in the reference. */
+static void make_signalling(skt_buf *b, skt_rng *r) {
+    uint32_t *v = (uint32_t *)b->base;
+    for (size_t i = 0; i < b->nbytes / sizeof *v; i++)
+        if ((v[i] & 0x7fffffffu) > 0x7f800000u && skt_range(r, 0, 1))
+            v[i] = (v[i] & 0x80000000u) | 0x7fa00000u;
+}
+
 /* The case's buffers, then each reduction (scatters: with and without x). */
 static void run_case(const path_case *c, const char *const *names, int npaths, bool *applied,
                      skt_rng *r) {
@@ -184,12 +194,14 @@ static void run_case(const path_case *c, const char *const *names, int npaths, b
             call_args a = {reduces[k], self == 1, 2};
             run_call(c, a, names, npaths, applied, bufs);
         }
-    /* NaNs of both signs among x and src, one value in six: where two meet in
-     * a sum or product the running value's is kept, every path the same bits
-     * as the reference (docs/CHOICES.md) */
+    /* NaNs of both signs among x and src, one value in six, half of them
+     * signalling: where two meet in a sum or product the running value's is
+     * kept, every path the same bits as the reference (docs/CHOICES.md) */
     if (scatter) {
         skt_fill(&x, r, SKT_VAL_NAN);
         skt_fill(&src, r, SKT_VAL_NAN);
+        make_signalling(&x, r);
+        make_signalling(&src, r);
         static const sk_reduce nan_reduces[] = {SK_REDUCE_SUM, SK_REDUCE_PROD, SK_REDUCE_AMAX};
         for (size_t k = 0; k < sizeof nan_reduces / sizeof nan_reduces[0]; k++)
             for (int self = 1; self >= 0; self--) {

@@ -66,7 +66,8 @@ SK_INNER_SUM_ROW(uint64_t, int32_t, SK_INNER_ADD_I)
         for (int64_t j0 = 0; j0 < L; j0 += 1024) {                                                 \
             int64_t m = L - j0 < 1024 ? L - j0 : 1024;                                             \
             sk_half_run_to_f32(v, u + j0, 1, m, bf16);                                             \
-            for (int64_t k = 0; k < m; k++) acc[ix[j0 + k]] = SK_INNER_ADD_F(acc[ix[j0 + k]], v[k]);                               \
+            for (int64_t k = 0; k < m; k++)                                                        \
+                acc[ix[j0 + k]] = SK_INNER_ADD_F(acc[ix[j0 + k]], v[k]);                           \
         }                                                                                          \
     }
 SK_INNER_SUM_HALF(uint16_t)

@@ -35,6 +35,14 @@ SK_INLINE void sk_apply(const sk_plan *p, const char *src, int64_t toff, int64_t
     if (SK_USES_ACC(DT, RED)) {
         double v = sk_load_f(src, DT);
         acc[j] = first ? (float)sk_start_f(v, RED) : (float)sk_op_f(acc[j], v, RED, DT);
+    } else if (DT == SK_DTYPE_FLOAT32) {
+        /* in float: amax/amin keep a signalling NaN as it is, which a trip
+         * through double would quiet (a compiler may or may not elide it) */
+        float v, *d = (float *)(void *)dst;
+        memcpy(&v, src, sizeof v);
+        *d = first               ? sk_start_f32(v, RED)
+             : sk_red_folds(RED) ? (float)sk_op_f(*d, v, RED, DT)
+                                 : sk_pick_f32(*d, v, RED);
     } else if (SK_IS_FLOAT(DT)) {
         double v = sk_load_f(src, DT);
         sk_store_f(dst, first ? sk_start_f(v, RED) : sk_op_f(sk_load_f(dst, DT), v, RED, DT), DT);
@@ -59,14 +67,14 @@ SK_INLINE void sk_apply_row_counted(const sk_plan *p, char *restrict dst,
     if (DT == SK_DTYPE_FLOAT32) {
         float *restrict d = (float *)(void *)dst;
         const float *restrict s = (const float *)(const void *)src;
-        if (first) for (int64_t j = 0; j < n; j++) d[j] = sk_keep_nan_f(s[j], s[j]);
+        if (first) for (int64_t j = 0; j < n; j++) d[j] = sk_start_f32(s[j], OP);
         else for (int64_t j = 0; j < n; j++) d[j] = (float)sk_op_f(d[j], s[j], OP, DT);
         return;
     }
     if (DT == SK_DTYPE_FLOAT64) {
         double *restrict d = (double *)(void *)dst;
         const double *restrict s = (const double *)(const void *)src;
-        if (first) for (int64_t j = 0; j < n; j++) d[j] = sk_keep_nan_d(s[j], s[j]);
+        if (first) for (int64_t j = 0; j < n; j++) d[j] = sk_start_f(s[j], OP);
         else for (int64_t j = 0; j < n; j++) d[j] = sk_op_f(d[j], s[j], OP, DT);
         return;
     }
@@ -74,7 +82,7 @@ SK_INLINE void sk_apply_row_counted(const sk_plan *p, char *restrict dst,
     const uint16_t *restrict s = (const uint16_t *)(const void *)src;
     for (int64_t j = 0; j < n; j++) {
         float v = DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(s[j]) : sk_f16_to_f32(s[j]);
-        a[j] = first ? sk_keep_nan_f(v, v) : (float)sk_op_f(a[j], v, OP, DT);
+        a[j] = first ? sk_start_f32(v, OP) : (float)sk_op_f(a[j], v, OP, DT);
     }
 }
 

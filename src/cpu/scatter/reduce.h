@@ -86,6 +86,9 @@ SK_INLINE bool sk_red_folds(const sk_reduce RED) {
 SK_INLINE double sk_start_f(double v, const sk_reduce RED) {
     return sk_red_folds(RED) ? sk_keep_nan_d(v, v) : v;
 }
+SK_INLINE float sk_start_f32(float v, const sk_reduce RED) {
+    return sk_red_folds(RED) ? sk_keep_nan_f(v, v) : v;
+}
 
 SK_INLINE double sk_op_f(double a, double b, const sk_reduce RED, const sk_dtype DT) {
     float af = (float)a, bf = (float)b;

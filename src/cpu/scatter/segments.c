@@ -211,12 +211,10 @@ static void sk_seg_x_task(void *arg, int tid, int64_t chunk, int64_t k0, int64_t
             memcpy(job->acc + (size_t)k * row, sk_seg_x_row(job, k, job->p->elem_size), row);
         return;
     }
-    const bool bf16 = job->p->dtype == SK_DTYPE_BFLOAT16;
-    for (int64_t k = k0; k < k1; k++) {
-        const uint16_t *x = (const uint16_t *)(const void *)sk_seg_x_row(job, k, 2);
-        float *a = (float *)(void *)(job->acc + (size_t)(k * len) * sizeof(float));
-        for (int64_t j = 0; j < len; j++) a[j] = bf16 ? sk_bf16_to_f32(x[j]) : sk_f16_to_f32(x[j]);
-    }
+    for (int64_t k = k0; k < k1; k++)
+        sk_half_run_to_f32((float *)(void *)(job->acc + (size_t)(k * len) * sizeof(float)),
+                           (const uint16_t *)(const void *)sk_seg_x_row(job, k, 2), 1, len,
+                           job->p->dtype == SK_DTYPE_BFLOAT16);
 }
 
 sk_status sk_seg_run_as(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,

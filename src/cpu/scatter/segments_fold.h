@@ -23,9 +23,7 @@ SK_INLINE float sk_seg_op_f(float a, float b, const sk_reduce OP, const sk_dtype
     return (float)sk_op_f(a, b, OP, DT);
 }
 /* A chunk's first value (identity (op) v): a NaN quieted where OP folds. */
-SK_INLINE float sk_seg_quiet_f(float v, const sk_reduce OP) {
-    return sk_red_folds(OP) ? sk_keep_nan_f(v, v) : v;
-}
+SK_INLINE float sk_seg_quiet_f(float v, const sk_reduce OP) { return sk_start_f32(v, OP); }
 SK_INLINE float sk_seg_at_f(const char *a, int64_t j, const sk_dtype DT) {
     (void)DT;
     return ((const float *)(const void *)a)[j];
