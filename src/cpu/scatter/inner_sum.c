@@ -98,25 +98,25 @@ static void sk_inner_sum_half_row(const sk_inner_job *job, int tid, int64_t r) {
  * the scalar loop's read-modify-writes; the interleaved buffer (16 n bytes)
  * stays in the L2 while the updates stream past. */
 SK_HOT static void sk_inner_acc4_u16(float *restrict sc, const float *const u[4],
-                                     const uint16_t *restrict ix, int64_t L) {
-    sk_rows4_accumulate(sc, u, ix, L, true);
+                                     const uint16_t *restrict ix, int64_t L, bool from_memory) {
+    sk_rows4_accumulate(sc, u, ix, L, true, from_memory);
 }
 SK_HOT static void sk_inner_acc4_i32(float *restrict sc, const float *const u[4],
-                                     const int32_t *restrict ix, int64_t L) {
-    sk_rows4_accumulate(sc, u, ix, L, false);
+                                     const int32_t *restrict ix, int64_t L, bool from_memory) {
+    sk_rows4_accumulate(sc, u, ix, L, false, from_memory);
 }
 SK_HOT static void sk_inner_sum4_u16(float *const o[4], const float *const from[4],
                                      const float *const u[4], const uint16_t *restrict ix,
                                      int64_t L, int64_t n, float *restrict sc) {
     sk_rows4_interleave(sc, from, n);
-    sk_inner_acc4_u16(sc, u, ix, L);
+    sk_inner_acc4_u16(sc, u, ix, L, true);
     sk_rows4_deinterleave(o, sc, n);
 }
 SK_HOT static void sk_inner_sum4_i32(float *const o[4], const float *const from[4],
                                      const float *const u[4], const int32_t *restrict ix,
                                      int64_t L, int64_t n, float *restrict sc) {
     sk_rows4_interleave(sc, from, n);
-    sk_inner_acc4_i32(sc, u, ix, L);
+    sk_inner_acc4_i32(sc, u, ix, L, true);
     sk_rows4_deinterleave(o, sc, n);
 }
 
@@ -149,8 +149,8 @@ SK_HOT static void sk_inner_sum_half4(const sk_inner_job *job, int tid, int64_t 
     for (int64_t j0 = 0; j0 < L; j0 += STRIP) {
         int64_t m = L - j0 < STRIP ? L - j0 : STRIP;
         for (int q = 0; q < 4; q++) sk_half_run_to_f32(ub[q], u[q] + j0, 1, m, bf16);
-        if (job->inner_index16) sk_inner_acc4_u16(sc, up, (const uint16_t *)job->inner_index + j0, m);
-        else sk_inner_acc4_i32(sc, up, (const int32_t *)job->inner_index + j0, m);
+        if (job->inner_index16) sk_inner_acc4_u16(sc, up, (const uint16_t *)job->inner_index + j0, m, false);
+        else sk_inner_acc4_i32(sc, up, (const int32_t *)job->inner_index + j0, m, false);
     }
     for (int64_t k0 = 0; k0 < n; k0 += STRIP) {
         int64_t m = n - k0 < STRIP ? n - k0 : STRIP;

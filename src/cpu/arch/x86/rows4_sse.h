@@ -12,6 +12,7 @@
 
 #if defined(SK_ARCH_X86_64)
 #include <emmintrin.h> /* SSE2: part of every x86-64 */
+#include <xmmintrin.h> /* _mm_prefetch */
 #define SK_HAVE_ROWS4 1
 
 SK_INLINE int64_t sk_rows4_index(const void *ix, int64_t j, const bool I16) {
@@ -50,20 +51,36 @@ SK_INLINE void sk_rows4_deinterleave(float *const o[4], const float *restrict sc
         for (int q = 0; q < 4; q++) o[q][k] = sc[4 * k + q];
 }
 
-/* s + a, or s + s (s quieted) in the lanes where s is NaN: the running
- * value's NaN is kept where two NaNs meet (sk_keep_nan_f's rule). */
+/* s + a where the running value's NaN is kept (quieted) when two NaNs meet:
+ * sk_keep_nan_f's rule. That is what the x86 add does when s is its first
+ * source (SSE/AVX return the first source's NaN, quieted, when both are NaN;
+ * the NaN when one is), but a compiler may swap the operands of an add, so
+ * the instruction is written out. Without GNU asm, the rule by masks. */
 SK_INLINE __m128 sk_rows4_add(__m128 s, __m128 a) {
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__("addps %1, %0" : "+x"(s) : "x"(a));
+    return s;
+#else
     __m128 nan = _mm_cmpunord_ps(s, s);
     return _mm_or_ps(_mm_and_ps(nan, _mm_add_ps(s, s)), _mm_andnot_ps(nan, _mm_add_ps(s, a)));
+#endif
 }
+
+/* How many floats ahead of the loop each update row is asked for (512
+ * bytes): the four rows stream past the L2 that holds sc, and lines asked
+ * for early leave the loop waiting on sc's lines alone (docs/PERF-LOG.md). */
+#define SK_ROWS4_AHEAD 128
 
 /* The updates u[0..3] of index positions [0, L) into sc: each 4x4 block of
  * updates transposed, one 16-byte add per index position. ix: uint16 (I16)
- * or int32 values, wrapped and checked. */
+ * or int32 values, wrapped and checked. from_memory: u are rows of the
+ * caller's tensor (asked for ahead), not a strip already in the L1. */
 SK_INLINE void sk_rows4_accumulate(float *restrict sc, const float *const u[4], const void *ix,
-                                   int64_t L, const bool I16) {
+                                   int64_t L, const bool I16, const bool from_memory) {
     int64_t j = 0;
     for (; j + 4 <= L; j += 4) {
+        if (from_memory && (j & 15) == 0 && j + SK_ROWS4_AHEAD < L)
+            for (int q = 0; q < 4; q++) _mm_prefetch((const char *)(u[q] + j + SK_ROWS4_AHEAD), _MM_HINT_T0);
         __m128 a = _mm_loadu_ps(u[0] + j), b = _mm_loadu_ps(u[1] + j);
         __m128 c = _mm_loadu_ps(u[2] + j), d = _mm_loadu_ps(u[3] + j);
         _MM_TRANSPOSE4_PS(a, b, c, d);
