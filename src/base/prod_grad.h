@@ -1,15 +1,15 @@
 /* The gradient of reduce="prod" (docs/CONTRACT.md §7): each contributor of
  * a target gets grad_out times the product of the other contributors, x's
- * element among them with include_self. That product is what IEEE
- * multiplication of those factors gives without rounding in between (0 *
- * inf and a NaN factor give NaN; signs multiply, those of zeros and
- * infinities too), rounded once: pass 1 multiplies every contributor into a
- * target's sk_bwd_prod, pass 2 takes one contributor back out by a single
- * division. So that the division loses nothing, zeros, infinities and NaNs
+ * element among them with include_self (0 * inf and a NaN factor give NaN;
+ * signs multiply, those of zeros and infinities too). Pass 1 multiplies
+ * every contributor into a target's sk_bwd_prod, pass 2 takes one
+ * contributor back out by a single division. Zeros, infinities and NaNs
  * are counted apart from the finite non-zero factors (no division by zero,
  * no inf / inf), and the product of those is a double mantissa and a binary
  * exponent (no overflow or underflow that the exact product has not). The
- * arithmetic is in double for every dtype.
+ * arithmetic is in double for every dtype, so the value carries double
+ * roundings (the products, the division) before the dtype's: for float64 it
+ * can be an ulp or two from the exact product rounded once.
  *
  * Shared by the CPU backward (src/cpu/backward/walk.c) and the CUDA one
  * (src/cuda/segments_grad.cu), so that both give the same bits: plain C that

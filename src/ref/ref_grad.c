@@ -5,7 +5,10 @@
  * - scatter-type: each target splits grad_out among its contributors by
  *   the reduction's rule, and grad_src collects the updates' shares.
  * Sums follow the canonical order (docs/CONTRACT.md); prod's product of the
- * other contributors is exact until it is rounded once (ref_prod_grads).
+ * other contributors is taken directly, in double with the exponent kept
+ * apart (ref_prod_grads), not as the library's product of all divided by
+ * one: the two agree where the products are exact in double, as in the
+ * tests' values (docs/CONTRACT.md §7).
  */
 #include "ref_grad.h"
 
@@ -66,11 +69,11 @@ sk_status ref_gather_grads(const sk_tensor *grad_out, sk_tensor *grad_x, ref_upd
 
 static bool ref_same(double a, double b) { return a == b || (isnan(a) && isnan(b)); }
 
-/* The product of n factors as IEEE multiplication gives it without
- * rounding in between: a NaN, or a zero and an infinity, make it NaN; signs
- * multiply (those of zeros and infinities too); the finite non-zero factors
- * multiply as a double mantissa in [0.5, 1) and a binary exponent, so
- * nothing overflows or underflows before the one rounding at the end. */
+/* The product of n factors: a NaN, or a zero and an infinity, make it NaN;
+ * signs multiply (those of zeros and infinities too); the finite non-zero
+ * factors multiply as a double mantissa in [0.5, 1) and a binary exponent,
+ * so nothing overflows or underflows before the rounding at the end (each
+ * product rounds to a double on the way). */
 static double ref_exact_product(const double *f, int64_t n) {
     double m = 1.0;
     int64_t e = 0;
@@ -94,8 +97,9 @@ static double ref_exact_product(const double *f, int64_t n) {
 }
 
 /* prod: each contributor gets g times the product of the others (x among
- * them when it is one), that product exact until rounded once, so exact
- * with zeros and infinities. tmp has room for twice the contributors. */
+ * them when it is one), in double with the exponent apart (no overflow or
+ * underflow before the dtype's rounding), exact in kind with zeros and
+ * infinities. tmp has room for twice the contributors. */
 static double ref_prod_grads(const ref_target *t, double *tmp) {
     int64_t k = 0, self = t->self ? 1 : 0;
     double *c = tmp, *others = tmp + t->n + 1, gx = 0.0;

@@ -20,8 +20,9 @@ test_backward.py checks against a plain reference instead:
 - prod with an infinity or a NaN among a target's contributors, or a
   result beyond the dtype's range: torch takes g * result / src (inf / inf
   and 0 * inf / inf give NaN, an overflowing result gives inf); CONTRACT's
-  gradient is g times the product of the other contributors, exact until
-  rounded once (x=[-4], src=[inf], g=-4: src's gradient is 16, torch's NaN).
+  gradient is g times the product of the other contributors, right with
+  zeros, infinities and NaNs (x=[-4], src=[inf], g=-4: src's gradient is
+  16, torch's NaN).
   Checked here against those exact values, and against torch where torch
   gives a number.
 So here: no duplicates for assign, src.shape == index.shape, and no ties
