@@ -11,8 +11,7 @@
 #include "cpu/arch/x86/isa.h"
 
 #if defined(SK_ARCH_X86_64)
-#include <emmintrin.h> /* SSE2: part of every x86-64 */
-#include <xmmintrin.h> /* _mm_prefetch */
+#include <emmintrin.h> /* SSE2, part of every x86-64 (with SSE: _mm_prefetch) */
 #define SK_HAVE_ROWS4 1
 
 SK_INLINE int64_t sk_rows4_index(const void *ix, int64_t j, const bool I16) {
