@@ -4,7 +4,7 @@
 #include "cpu/cpu.h"
 
 static sk_status sk_cpu_copy(const sk_tensor *src, sk_tensor *out, const sk_options *opts) {
-    sk_copy_unchecked(src, out, sk_threads_for(opts));
+    sk_copy_operator(src, out, sk_threads_for(opts));
     return SK_STATUS_OK;
 }
 

@@ -211,6 +211,9 @@ sk_status sk_run_scatter(sk_plan *p, const sk_exec *ex, const sk_tensor *copy_fr
 /* Copies src into out (same shape, or src broadcasting); used by every
  * scatter-type operator when out is not x. Assumes validated arguments. */
 void sk_copy_unchecked(const sk_tensor *src, sk_tensor *out, int nthreads);
+/* The same as the operator sk_copy: where the tests force a path
+ * (sk_force_kernel), that path or nothing. */
+void sk_copy_operator(const sk_tensor *src, sk_tensor *out, int nthreads);
 /* Runs a gather plan backwards: grad_x = 0, then grad_x[target(p)] +=
  * grad_out[p]. `lin` is the same plan built over sk_row_major_like(grad_x). */
 sk_status sk_run_gather_backward(sk_plan *p, const sk_plan *lin, sk_tensor *grad_x,

@@ -10,8 +10,9 @@
 # compiler and pkg-config (Debian/Ubuntu: apt-get install -y pkg-config).
 #
 # Usage: tests/install/test_install.sh [extra cmake configure arguments]
-# The library is built without optimisation (the install layout does not
-# depend on it) and without the tests: it takes a fraction of a Release build.
+# The library is built without optimisation or forced inlining (the install
+# layout does not depend on it) and without the tests: it takes a fraction of
+# a Release build.
 # SK_INSTALL_BUILD_DIR names an existing build directory to install instead.
 set -eu
 
@@ -42,7 +43,7 @@ run() {
 build=${SK_INSTALL_BUILD_DIR:-$work/build}
 if [ -z "${SK_INSTALL_BUILD_DIR:-}" ]; then
     echo "== configure and build the library (-O0, no tests) in $build"
-    run configure cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG=-O0 \
+    run configure cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O0 -DSK_NO_FORCED_INLINE" \
         -DSK_BUILD_TESTS=OFF -DCMAKE_INSTALL_PREFIX="$configure_prefix" "$@"
     run build cmake --build "$build" -j "$jobs"
 fi

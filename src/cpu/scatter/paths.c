@@ -67,26 +67,29 @@ sk_status sk_run_scatter(sk_plan *p, const sk_exec *exec, const sk_tensor *copy_
     bool may_defer = unchecked && copy_from && sk_fused_check(ex.opts, unchecked->mode);
     bool checked = !unchecked;
     sk_status st = SK_STATUS_OUT_OF_MEMORY;
-    /* pass 0 tries only a path the tests forced (sk_force_kernel); a path
-     * whose scratch cannot be had leaves out untouched: the next one runs */
+    /* a path forced by the tests (sk_force_kernel) is the only one tried; a
+     * path whose scratch cannot be had leaves out untouched: the next one
+     * runs */
     const char *forced = sk_forced_kernel();
     bool chunks = sk_scatter_needs_chunks(p);
-    for (int pass = forced ? 0 : 1; pass < 2 && st == SK_STATUS_OUT_OF_MEMORY; pass++) {
-        for (const sk_path *const *at = sk_cpu_scatter_paths;
-             *at && st == SK_STATUS_OUT_OF_MEMORY; at++) {
-            sk_path_need need = {0, false};
-            if (pass == 0 && strcmp((*at)->name, forced) != 0) continue;
-            if (chunks && !(*at)->canonical) continue;
-            if (!(*at)->applies(p, &ex, copy_from, &need)) continue;
-            ex.invalid = NULL;
-            if (!checked && may_defer && (*at)->checks_index_inline) {
-                ex.invalid = &invalid;
-            } else if (!checked) {
-                if ((st = sk_check_values(unchecked, ex.nthreads))) return st;
-                checked = true;
-            }
-            st = sk_scatter_run_path(*at, p, &ex, copy_from, &need);
+    for (const sk_path *const *at = sk_cpu_scatter_paths; *at && st == SK_STATUS_OUT_OF_MEMORY;
+         at++) {
+        sk_path_need need = {0, false};
+        if (forced && strcmp((*at)->name, forced) != 0) continue;
+        if (chunks && !(*at)->canonical) continue;
+        if (!(*at)->applies(p, &ex, copy_from, &need)) continue;
+        ex.invalid = NULL;
+        if (!checked && may_defer && (*at)->checks_index_inline) {
+            ex.invalid = &invalid;
+        } else if (!checked) {
+            if ((st = sk_check_values(unchecked, ex.nthreads))) return st;
+            checked = true;
         }
+        st = sk_scatter_run_path(*at, p, &ex, copy_from, &need);
+    }
+    if (st == SK_STATUS_OUT_OF_MEMORY && forced) {
+        sk_note_kernel(""); /* the forced path declined: nothing ran */
+        return SK_STATUS_OK;
     }
     if (st == SK_STATUS_OUT_OF_MEMORY)
         return sk_fail(st, "%s: out of memory for the reduction scratch", p->op);
