@@ -12,7 +12,7 @@
 #      then the fuzz target (tests/fuzz) for 30 s from its seed corpus
 #   3. install test: cmake --install to a prefix chosen at install time, then
 #      the C example built with find_package and with pkg-config
-#   4. every C test again, built by GCC at -O2: the CUDA variant where nvcc
+#   4. every C test again, built by GCC (Release, -O3): the CUDA variant where nvcc
 #      is (its kernels emulated on the CPU, docs/GPU.md)
 #   5. pytest: every operator against PyTorch, hypothesis, errors, ONNX node
 #      tests, onnxruntime, docstring examples, the API reference, links
@@ -79,7 +79,7 @@ step "install test (cmake --install --prefix, find_package and pkg-config)"
 SK_JOBS=$JOBS show bash tests/install/test_install.sh "${generator[@]}"
 
 step "C tests built by GCC (Release; with the CUDA variant where nvcc is: docs/GPU.md)"
-# Every C test again, from GCC at -O2, so that both compilers build and pass
+# Every C test again, from GCC (Release, -O3), so that both compilers build and pass
 # them (the sanitizer run above is Clang's). Where nvcc is, this build is the
 # CUDA variant for one architecture: its tests include the GPU tester, which
 # checks that a CUDA tensor is refused without a GPU (77: skipped), and the
