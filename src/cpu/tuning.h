@@ -103,6 +103,12 @@ enum { SK_SEG_HOT_SAMPLE = 1024, SK_SEG_HOT_SHARE_TENTHS = 12 };
  * SK_SEG_FEW_STRETCHES_PER_THREAD per thread where the rows allow (a
  * thread slowed by another program then does fewer of them). */
 enum { SK_SEG_FEW_MAX_KEYS = 64, SK_SEG_FEW_ROWS_PER_KEY = 512, SK_SEG_FEW_STRETCHES_PER_THREAD = 4 };
+/* segments_runs (a sorted index): SK_SEG_RUNS_STRETCHES_PER_THREAD
+ * stretches per thread, of SK_SEG_RUNS_LEAST_ROWS rows at least; applies()
+ * samples SK_SEG_RUNS_SAMPLE keys; a stretch of more than half a thread's
+ * share of the rows (a key holding many of them) is declined: the others
+ * would wait for it. */
+enum { SK_SEG_RUNS_STRETCHES_PER_THREAD = 4, SK_SEG_RUNS_LEAST_ROWS = 1024, SK_SEG_RUNS_SAMPLE = 64 };
 /* Owner-computes in the canonical order takes spans of at least this many
  * targets. */
 enum { SK_SEG_MIN_WINDOW = 1 << 16 };

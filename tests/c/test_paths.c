@@ -9,7 +9,8 @@
  * more than 256 updates (several canonical chunks), and in the hot cases
  * three in four go to one target (segments_hot splits its chunks among
  * threads); a few targets with many rows each go to segments_few, whose
- * threads take stretches of positions across the chunks. The unforced
+ * threads take stretches of positions across the chunks; a sorted index
+ * goes to segments_runs. The unforced
  * call is also run at 1, 3, 7, 16 and 64 threads: the same bits (not
  * where the command line names one path). Each
  * scatter case runs again with NaNs of both signs, quiet and signalling,
@@ -36,48 +37,69 @@ typedef struct {
     bool expand;     /* scatter: a 1-d index expanded along the columns (stride 0) */
     bool transposed; /* x is laid out column-major */
     bool hot;        /* three index values in four are 0 (a hot target) */
+    int sorted;      /* 1: the index sorted (segments_runs); 2: then a few values swapped */
 } path_case;
 
 static const path_case corpus[] = {
-    {"rows through an expanded index", SCATTER, {1000, 32}, {16384, 32}, {16384, 32}, 0, true, 0, false},
-    {"index_add along the last axis", INDEX_SCATTER, {8, 1024}, {4096, 0}, {8, 4096}, 1, 0, 0, false},
-    {"elements along the last axis", SCATTER, {64, 1024}, {64, 2048}, {64, 2048}, 1, 0, 0, false},
-    {"elements along axis 0", SCATTER, {1024, 1024}, {256, 1024}, {256, 1024}, 0, 0, 0, false},
-    {"a few long rows", INDEX_SCATTER, {64, 1024}, {512, 0}, {512, 1024}, 0, 0, 0, false},
-    {"a small scatter", SCATTER, {7, 5}, {9, 5}, {9, 5}, 0, 0, 0, false},
-    {"gather along the last axis", GATHER, {256, 1024}, {256, 1024}, {0, 0}, 1, 0, 0, false},
-    {"gather along axis 0", GATHER, {1024, 4096}, {256, 4096}, {0, 0}, 0, 0, 0, false},
-    {"row lookup", INDEX_SELECT, {1000, 32}, {4096, 0}, {0, 0}, 0, 0, 0, false},
-    {"gather from a transposed x", GATHER, {1024, 512}, {1024, 512}, {0, 0}, 1, false, true, false},
-    {"a copy of a transposed x", COPY, {1024, 512}, {0, 0}, {0, 0}, 0, false, true, false},
-    {"a small gather", GATHER, {7, 5}, {3, 5}, {0, 0}, 0, 0, 0, false},
-    {"rows into a hot target", INDEX_SCATTER, {50, 17}, {20000, 0}, {20000, 17}, 0, 0, 0, true},
-    {"index_add along the last axis, hot", INDEX_SCATTER, {4, 300}, {3000, 0}, {4, 3000}, 1, 0, 0, true},
-    {"deep elements along axis 0", SCATTER, {16, 64}, {2048, 64}, {2048, 64}, 0, 0, 0, false},
-    {"elements along the last axis, hot", SCATTER, {8, 64}, {8, 2048}, {8, 2048}, 1, 0, 0, true},
+    {"rows through an expanded index", SCATTER, {1000, 32}, {16384, 32}, {16384, 32}, 0, true, 0, false, 0},
+    {"index_add along the last axis", INDEX_SCATTER, {8, 1024}, {4096, 0}, {8, 4096}, 1, 0, 0, false, 0},
+    {"elements along the last axis", SCATTER, {64, 1024}, {64, 2048}, {64, 2048}, 1, 0, 0, false, 0},
+    {"elements along axis 0", SCATTER, {1024, 1024}, {256, 1024}, {256, 1024}, 0, 0, 0, false, 0},
+    {"a few long rows", INDEX_SCATTER, {64, 1024}, {512, 0}, {512, 1024}, 0, 0, 0, false, 0},
+    {"a small scatter", SCATTER, {7, 5}, {9, 5}, {9, 5}, 0, 0, 0, false, 0},
+    {"gather along the last axis", GATHER, {256, 1024}, {256, 1024}, {0, 0}, 1, 0, 0, false, 0},
+    {"gather along axis 0", GATHER, {1024, 4096}, {256, 4096}, {0, 0}, 0, 0, 0, false, 0},
+    {"row lookup", INDEX_SELECT, {1000, 32}, {4096, 0}, {0, 0}, 0, 0, 0, false, 0},
+    {"gather from a transposed x", GATHER, {1024, 512}, {1024, 512}, {0, 0}, 1, false, true, false, 0},
+    {"a copy of a transposed x", COPY, {1024, 512}, {0, 0}, {0, 0}, 0, false, true, false, 0},
+    {"a small gather", GATHER, {7, 5}, {3, 5}, {0, 0}, 0, 0, 0, false, 0},
+    {"rows into a hot target", INDEX_SCATTER, {50, 17}, {20000, 0}, {20000, 17}, 0, 0, 0, true, 0},
+    {"index_add along the last axis, hot", INDEX_SCATTER, {4, 300}, {3000, 0}, {4, 3000}, 1, 0, 0, true, 0},
+    {"deep elements along axis 0", SCATTER, {16, 64}, {2048, 64}, {2048, 64}, 0, 0, 0, false, 0},
+    {"elements along the last axis, hot", SCATTER, {8, 64}, {8, 2048}, {8, 2048}, 1, 0, 0, true, 0},
     /* more rows than a canonical chunk: tiles counts each target's
      * updates first, and declines the hot case */
-    {"many elements along axis 0", SCATTER, {1024, 256}, {600, 256}, {600, 256}, 0, 0, 0, false},
-    {"many elements along axis 0, hot", SCATTER, {1024, 256}, {600, 256}, {600, 256}, 0, 0, 0, true},
+    {"many elements along axis 0", SCATTER, {1024, 256}, {600, 256}, {600, 256}, 0, 0, 0, false, 0},
+    {"many elements along axis 0, hot", SCATTER, {1024, 256}, {600, 256}, {600, 256}, 0, 0, 0, true, 0},
     /* a 1-d index's budget (16 bytes per row) holds no per-key state for a
      * table of more rows: key windows */
-    {"rows into a larger table", INDEX_SCATTER, {40000, 8}, {8192, 0}, {8192, 8}, 0, 0, 0, false},
-    {"rows into a larger table, hot", INDEX_SCATTER, {40000, 8}, {8192, 0}, {8192, 8}, 0, 0, 0, true},
-    {"rows into as many rows", INDEX_SCATTER, {2500, 16}, {2500, 0}, {2500, 16}, 0, 0, 0, false},
+    {"rows into a larger table", INDEX_SCATTER, {40000, 8}, {8192, 0}, {8192, 8}, 0, 0, 0, false, 0},
+    {"rows into a larger table, hot", INDEX_SCATTER, {40000, 8}, {8192, 0}, {8192, 8}, 0, 0, 0, true, 0},
+    {"rows into as many rows", INDEX_SCATTER, {2500, 16}, {2500, 0}, {2500, 16}, 0, 0, 0, false, 0},
     /* few targets, many rows each (segments_few: stretches of positions);
      * hot, the other targets' chunks run past a stretch: declined */
-    {"rows into a few targets", INDEX_SCATTER, {6, 32}, {16384, 0}, {16384, 32}, 0, 0, 0, false},
-    {"rows into a few targets, hot", INDEX_SCATTER, {6, 32}, {16384, 0}, {16384, 32}, 0, 0, 0, true},
-    {"a few targets through an expanded index", SCATTER, {5, 24}, {20000, 24}, {20000, 24}, 0, true, 0, false},
+    {"rows into a few targets", INDEX_SCATTER, {6, 32}, {16384, 0}, {16384, 32}, 0, 0, 0, false, 0},
+    {"rows into a few targets, hot", INDEX_SCATTER, {6, 32}, {16384, 0}, {16384, 32}, 0, 0, 0, true, 0},
+    {"a few targets through an expanded index", SCATTER, {5, 24}, {20000, 24}, {20000, 24}, 0, true, 0, false, 0},
+    /* a sorted index (segments_runs: stretches of whole runs); runs of more
+     * than a canonical chunk; a nearly sorted index, which the path checks
+     * and declines before it writes (the next path runs) */
+    {"rows, a sorted index", INDEX_SCATTER, {1000, 32}, {16384, 0}, {16384, 32}, 0, 0, 0, false, 1},
+    {"rows through an expanded sorted index", SCATTER, {1000, 8}, {16384, 8}, {16384, 8}, 0, true, 0, false, 1},
+    {"rows, a sorted index, long runs", INDEX_SCATTER, {40, 16}, {16384, 0}, {16384, 16}, 0, 0, 0, false, 1},
+    {"rows, a nearly sorted index", INDEX_SCATTER, {1000, 32}, {16384, 0}, {16384, 32}, 0, 0, 0, false, 2},
 };
 
 static const sk_reduce reduces[] = {SK_REDUCE_NONE, SK_REDUCE_SUM, SK_REDUCE_MEAN,
                                     SK_REDUCE_PROD, SK_REDUCE_AMAX};
 
+static int by_value(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 static void fill_index(skt_buf *b, const path_case *c, skt_rng *r) {
     int64_t *v = (int64_t *)b->t.data, n = skt_numel(b->t.ndim, b->t.shape);
     for (int64_t i = 0; i < n; i++)
         v[i] = c->hot && skt_range(r, 0, 3) > 0 ? 0 : skt_range(r, 0, c->x[c->axis] - 1);
+    if (c->sorted) qsort(v, (size_t)n, sizeof *v, by_value);
+    for (int k = 0; c->sorted == 2 && k < 3; k++) { /* a decrease the sample hardly sees */
+        int64_t i = skt_range(r, 1, n - 1);
+        while (i < n - 1 && v[i - 1] == v[i]) i++;
+        int64_t t = v[i];
+        v[i] = v[i - 1];
+        v[i - 1] = t;
+    }
 }
 
 /* One call of the case, by the library (ref false) or the reference. */

@@ -37,8 +37,8 @@ typedef struct sk_path {
 } sk_path;
 
 extern const sk_path sk_path_winners, sk_path_inner_axis, sk_path_inner_elems, sk_path_tiles,
-    sk_path_segments_few, sk_path_segments_hot, sk_path_segments_direct, sk_path_segments,
-    sk_path_cols, sk_path_owner_chunks, sk_path_owner;
+    sk_path_segments_runs, sk_path_segments_few, sk_path_segments_hot, sk_path_segments_direct,
+    sk_path_segments, sk_path_cols, sk_path_owner_chunks, sk_path_owner;
 /* Ordered, NULL-terminated; the last, owner-computes, always applies. */
 extern const sk_path *const sk_cpu_scatter_paths[];
 

@@ -4,8 +4,8 @@
 
 const sk_path *const sk_cpu_scatter_paths[] = {
     &sk_path_winners, &sk_path_inner_axis, &sk_path_inner_elems, &sk_path_tiles,
-    &sk_path_segments_few, &sk_path_segments_hot, &sk_path_segments_direct, &sk_path_segments,
-    &sk_path_cols, &sk_path_owner_chunks, &sk_path_owner, NULL};
+    &sk_path_segments_runs, &sk_path_segments_few, &sk_path_segments_hot,
+    &sk_path_segments_direct, &sk_path_segments, &sk_path_cols, &sk_path_owner_chunks, &sk_path_owner, NULL};
 
 bool sk_scatter_needs_chunks(const sk_plan *p) {
     if (!sk_scatter_folds_chunks(p)) return false;

@@ -10,9 +10,7 @@
 #include "cpu/scatter/reduce.h"
 #include "cpu/scatter/segments.h"
 
-/* The row plan: without the row dimension for the row pattern (linear
- * strides then count rows of out), else every update its own row. */
-static bool sk_seg_rows(sk_seg_job *job, const sk_plan *p) {
+bool sk_seg_rows_of(sk_seg_job *job, const sk_plan *p) {
     job->rows = *p;
     sk_plan *rp = &job->rows;
     job->len = 1;
@@ -105,7 +103,7 @@ bool sk_seg_layout(sk_seg_job *job, const sk_plan *p, const sk_exec *ex, bool di
     job->p = p;
     job->ex = ex;
     int64_t target_numel = sk_tensor_numel(ex->out);
-    if (p->reduce == SK_REDUCE_NONE || target_numel == 0 || !sk_seg_rows(job, p)) return false;
+    if (p->reduce == SK_REDUCE_NONE || target_numel == 0 || !sk_seg_rows_of(job, p)) return false;
     bool chunks = sk_scatter_needs_chunks(p);
     if (!chunks && (job->len < 2 || job->nrows < SK_SEG_MIN_ROWS)) return false;
     job->fold_bucket = sk_seg_bucket_kernels[p->dtype][p->reduce];

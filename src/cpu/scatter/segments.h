@@ -124,6 +124,10 @@ SK_INLINE const char *sk_seg_row(const sk_seg_job *job, int64_t i) {
 }
 
 /* ---- the path (segments.c), shared with segments_direct.c ---- */
+/* The row plan of job->p into job->rows (nrows, len, src_col, rows_tight):
+ * without the row dimension for the row pattern (linear strides then count
+ * rows of out), else every update its own row; false beyond int32 rows. */
+bool sk_seg_rows_of(sk_seg_job *job, const sk_plan *p);
 /* The job of plan p without its scratch, staged or direct; false when
  * segments does not take the plan (or its windows cannot fit the budget). */
 bool sk_seg_layout(sk_seg_job *job, const sk_plan *p, const sk_exec *ex, bool direct);
@@ -178,6 +182,21 @@ size_t sk_seg_sort_all_bytes(int64_t nrows, int64_t nkeys);
  * area (rows and keys). */
 void sk_seg_stage(sk_seg_job *job, int nthreads);
 
+/* ---- runs (segments_runs.c): a sorted index, each key's rows one run ---- */
+typedef struct sk_seg_runs {
+    sk_seg_job job;     /* the layout (sk_seg_rows_of): all keys one window, w0 = 0 */
+    int64_t nstretch;   /* stretches of positions, each folded by one thread */
+    int64_t *at;        /* [nstretch + 1]: each stretch's first row; at[nstretch] = nrows */
+    int64_t *first_key; /* [nstretch + 1]: the first key each stretch writes; [nstretch] = nkeys */
+    char *rows;         /* per thread: a partial row, then (16-bit types) a float32 value row */
+    size_t thread_bytes;
+} sk_seg_runs;
+/* Folds stretch s: its runs into their keys' rows of out, the untouched keys
+ * before the next stretch's first copied from x where the path fuses the
+ * copy (job.copy_src); tid picks the thread's rows. */
+typedef void (*sk_seg_runs_fn)(const sk_seg_runs *, int64_t s, int tid);
+
+SK_INTERNAL extern const sk_seg_runs_fn sk_seg_runs_kernels[SK_DTYPE_COUNT][SK_REDUCE_AMIN + 1];
 SK_INTERNAL extern const sk_seg_bucket_fn sk_seg_bucket_kernels[SK_DTYPE_COUNT][SK_REDUCE_AMIN + 1];
 SK_INTERNAL extern const sk_seg_finish_fn sk_seg_finish_kernels[SK_DTYPE_COUNT][SK_REDUCE_AMIN + 1];
 

@@ -4,7 +4,8 @@
  * every step stored at the dtype's width, which is the two's complement
  * wrap). segments_fold_body.h has the kernels; this header gives each type
  * its src load, its reduction step, its access to where keys accumulate
- * and mean's division, and picks the type from the dtype. */
+ * and mean's division, and picks the type from the dtype; segments_runs_body.h
+ * has the sorted-index path's kernel, from the same pieces. */
 #ifndef SK_CPU_SCATTER_SEGMENTS_FOLD_H
 #define SK_CPU_SCATTER_SEGMENTS_FOLD_H
 
@@ -80,12 +81,15 @@ SK_INLINE int64_t sk_seg_mean_i(int64_t v, int64_t count, const sk_dtype DT) {
 
 #define SK_SEG_SUF f
 #include "cpu/scatter/segments_fold_body.h"
+#include "cpu/scatter/segments_runs_body.h"
 #undef SK_SEG_SUF
 #define SK_SEG_SUF d
 #include "cpu/scatter/segments_fold_body.h"
+#include "cpu/scatter/segments_runs_body.h"
 #undef SK_SEG_SUF
 #define SK_SEG_SUF i
 #include "cpu/scatter/segments_fold_body.h"
+#include "cpu/scatter/segments_runs_body.h"
 #undef SK_SEG_SUF
 
 /* The working type of DT: float64 in double, other floats in float,
@@ -106,6 +110,10 @@ SK_INLINE int64_t sk_seg_mean_i(int64_t v, int64_t count, const sk_dtype DT) {
         SK_SEG_BY_TYPE(DT, sk_seg_finish_f(job, klo, khi, DT, RED),                                \
                        sk_seg_finish_d(job, klo, khi, DT, RED),                                    \
                        sk_seg_finish_i(job, klo, khi, DT, RED));                                   \
+    }                                                                                              \
+    SK_HOT SK_INTERNAL void sk_seg_runs_##N##_##R(const sk_seg_runs *rn, int64_t s, int tid) {     \
+        SK_SEG_BY_TYPE(DT, sk_seg_runs_f(rn, s, tid, DT, RED), sk_seg_runs_d(rn, s, tid, DT, RED), \
+                       sk_seg_runs_i(rn, s, tid, DT, RED));                                        \
     }
 
 #endif /* SK_CPU_SCATTER_SEGMENTS_FOLD_H */
