@@ -74,10 +74,10 @@ static const path_case corpus[] = {
     /* a sorted index (segments_runs: stretches of whole runs); runs of more
      * than a canonical chunk; a nearly sorted index, which the path checks
      * and declines before it writes (the next path runs) */
-    {"rows, a sorted index", INDEX_SCATTER, {1000, 32}, {16384, 0}, {16384, 32}, 0, 0, 0, false, 1},
-    {"rows through an expanded sorted index", SCATTER, {1000, 8}, {16384, 8}, {16384, 8}, 0, true, 0, false, 1},
-    {"rows, a sorted index, long runs", INDEX_SCATTER, {40, 16}, {16384, 0}, {16384, 16}, 0, 0, 0, false, 1},
-    {"rows, a nearly sorted index", INDEX_SCATTER, {1000, 32}, {16384, 0}, {16384, 32}, 0, 0, 0, false, 2},
+    {"rows, a sorted index", INDEX_SCATTER, {1000, 16}, {8192, 0}, {8192, 16}, 0, 0, 0, false, 1},
+    {"rows through an expanded sorted index", SCATTER, {500, 8}, {8192, 8}, {8192, 8}, 0, true, 0, false, 1},
+    {"rows, a sorted index, long runs", INDEX_SCATTER, {20, 16}, {8192, 0}, {8192, 16}, 0, 0, 0, false, 1},
+    {"rows, a nearly sorted index", INDEX_SCATTER, {1000, 16}, {8192, 0}, {8192, 16}, 0, 0, 0, false, 2},
 };
 
 static const sk_reduce reduces[] = {SK_REDUCE_NONE, SK_REDUCE_SUM, SK_REDUCE_MEAN,
