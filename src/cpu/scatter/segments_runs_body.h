@@ -27,12 +27,12 @@ SK_INLINE void SK_RUNS_NAME(sk_runs_begin)(const sk_seg_job *job, char *v, int64
 
 /* The key's n-th row into its value v, or into the partial row of its
  * chunk in progress past the first (sk_seg_step's order). */
-SK_INLINE void SK_RUNS_NAME(sk_runs_step)(const sk_seg_job *job, char *v, char *part, int64_t n,
-                                          const char *row, const sk_dtype DT, const sk_reduce RED) {
+SK_INLINE void SK_RUNS_NAME(sk_runs_step)(char *v, char *part, int64_t n, const char *row,
+                                          int64_t len, bool self, const sk_dtype DT,
+                                          const sk_reduce RED) {
     const sk_reduce OP = RED == SK_REDUCE_MEAN ? SK_REDUCE_SUM : RED;
     const bool CHUNKED = SK_IS_FLOAT(DT) && (OP == SK_REDUCE_SUM || OP == SK_REDUCE_PROD);
-    const int64_t len = job->len;
-    if (n == 0 && !job->p->include_self) {
+    if (n == 0 && !self) {
         SK_RUNS_NAME(sk_seg_start)(v, row, len, DT, OP);
     } else if (!CHUNKED || n < SK_CANONICAL_CHUNK) {
         SK_RUNS_NAME(sk_seg_fold)(v, row, len, DT, OP);
@@ -83,6 +83,15 @@ SK_INLINE void SK_RUNS_NAME(sk_seg_runs)(const sk_seg_runs *rn, int64_t s, int t
     char *part = rn->rows + (size_t)tid * rn->thread_bytes;
     /* a 16-bit value accumulates in the thread's float32 row, after the partial row */
     char *v = SK_IS_HALF(DT) ? part + sk_scratch_round((size_t)job->len * job->acc_size) : NULL;
+    /* in locals: the fold's stores (through char pointers) would make the
+     * compiler read the job's fields again at every row */
+    const int64_t len = job->len;
+    const bool self = job->p->include_self;
+    const size_t src_bytes = (size_t)len * ES < 256 ? (size_t)len * ES : 256;
+    /* one row dimension: src's rows a fixed step apart */
+    const bool flat = job->rows.ndim == 1;
+    const ptrdiff_t src_step = (ptrdiff_t)job->rows.dense_stride[0] * (ptrdiff_t)ES;
+    const char *const src = job->p->dense;
     int32_t key[BLOCK];
     int64_t k = -1, n = 0, next = rn->first_key[s]; /* next: the first key not written yet */
     for (int64_t r0 = rn->at[s]; r0 < hi; r0 += BLOCK) {
@@ -99,7 +108,13 @@ SK_INLINE void SK_RUNS_NAME(sk_seg_runs)(const sk_seg_runs *rn, int64_t s, int t
                 if (!SK_IS_HALF(DT)) v = SK_RUNS_NAME(sk_runs_out_row)(job, k, ES);
                 SK_RUNS_NAME(sk_runs_begin)(job, v, k, DT);
             }
-            SK_RUNS_NAME(sk_runs_step)(job, v, part, n++, sk_seg_src_row(job, r), DT, RED);
+            const char *row = flat ? src + (ptrdiff_t)r * src_step : sk_seg_src_row(job, r);
+            /* the stream's next rows into L2: the hardware's prefetcher
+             * starts again at every 4 KiB page */
+            if (r + SK_SEG_AHEAD < hi)
+                sk_prefetch_row_l2(flat ? row + SK_SEG_AHEAD * src_step
+                                        : sk_seg_src_row(job, r + SK_SEG_AHEAD), src_bytes);
+            SK_RUNS_NAME(sk_runs_step)(v, part, n++, row, len, self, DT, RED);
         }
     }
     if (k >= 0) SK_RUNS_NAME(sk_runs_end)(job, v, part, k, n, DT, RED);
