@@ -3,25 +3,19 @@
 canonical chunks cut across the stretches): bitwise the contract's
 canonical order (docs/CONTRACT.md), at every thread count, in every float
 dtype, around the awkward inputs."""
-import os
-
 import numpy as np
 import pytest
 
 import scatterkit as sk
-from helpers_canonical import canonical_rows, with_threads
+from helpers_canonical import (awkward_rows, canonical_rows, several_cpus, uniform_values,
+                               with_threads)
 
 FEW = "cpu/scatter/segments_few"
 
 
-def several_cpus():
-    return len(os.sched_getaffinity(0)) >= 2
-
-
 def uniform_case(rng, n_rows, n_keys, cols, dtype):
     idx = rng.integers(0, n_keys, n_rows)
-    upd = rng.uniform(0.5, 1.5, (n_rows, cols)).astype(dtype)
-    x = rng.uniform(-1, 1, (n_keys, cols)).astype(dtype)
+    x, upd = uniform_values(rng, n_rows, n_keys, cols, dtype)
     return x, idx, upd
 
 
@@ -79,24 +73,9 @@ def test_few_keys_around_the_plain_case(kind, reduce):
     if kind in ("drop", "clip"):
         mode = kind
         idx[::7] = 1000
-    if kind == "int32":
-        idx = idx.astype(np.int32)
     if kind == "empty_key":
         idx[idx == 2] = 3
-    shape = (2, 12) if kind == "rows_3d" else (24,)
-    u = rng.standard_normal((n,) + shape).astype(np.float32)
-    x = rng.standard_normal((keys,) + shape).astype(np.float32)
-    if kind == "strided_src":
-        u = rng.standard_normal((n, 48)).astype(np.float32)[:, :24]
-    if kind == "specials":
-        u[rng.integers(0, n, 40), rng.integers(0, 24, 40)] = np.nan
-        u[rng.integers(0, n, 40), rng.integers(0, 24, 40)] = np.inf
-        u[rng.integers(0, n, 400), rng.integers(0, 24, 400)] = -0.0
-    if kind == "expanded_scatter":
-        ie = np.broadcast_to(idx[:, None], (n, 24))
-        call = lambda: sk.scatter(x, ie, u, 0, reduce=reduce, include_self=False)  # noqa: E731
-    else:
-        call = lambda: sk.index_scatter(x, idx, u, 0, reduce=reduce, mode=mode)  # noqa: E731
+    x, u, call = awkward_rows(rng, kind, idx, keys, reduce, mode)
     (_, want, _), *rest = with_threads((1, 2, 7), call)
     for n_threads, got, kernel in rest:
         if several_cpus():

@@ -4,19 +4,14 @@ contract's canonical order (docs/CONTRACT.md) at every thread count, in
 every float dtype, every reduction and integer dtype, around the awkward
 inputs; an index that is not sorted after all, or one target holding most
 rows, is declined with nothing written and the same bits."""
-import os
-
 import numpy as np
 import pytest
 
 import scatterkit as sk
-from helpers_canonical import canonical_rows, with_threads
+from helpers_canonical import (awkward_rows, canonical_rows, several_cpus, uniform_values,
+                               with_threads)
 
 RUNS = "cpu/scatter/segments_runs"
-
-
-def several_cpus():
-    return len(os.sched_getaffinity(0)) >= 2
 
 
 def sorted_case(rng, n_rows, n_keys, cols, dtype, long_key=7):
@@ -25,9 +20,7 @@ def sorted_case(rng, n_rows, n_keys, cols, dtype, long_key=7):
     idx = rng.integers(1, n_keys - 1, n_rows - 600)
     idx = idx[(idx < 40) | (idx > 45)]
     idx = np.sort(np.concatenate([idx, np.full(600, long_key)]))
-    n_rows = len(idx)
-    upd = rng.uniform(0.5, 1.5, (n_rows, cols)).astype(dtype)
-    x = rng.uniform(-1, 1, (n_keys, cols)).astype(dtype)
+    x, upd = uniform_values(rng, len(idx), n_keys, cols, dtype)
     return x, idx, upd
 
 
@@ -108,22 +101,8 @@ def test_sorted_rows_around_the_plain_case(kind, reduce):
     if kind in ("clip", "drop"):
         mode = kind
         idx[-50:] = 1000
-    if kind == "int32":
-        idx = idx.astype(np.int32)
-    shape = (2, 12) if kind == "rows_3d" else (24,)
-    u = rng.standard_normal((n,) + shape).astype(np.float32)
-    x = rng.standard_normal((keys,) + shape).astype(np.float32)
-    if kind == "strided_src":
-        u = rng.standard_normal((n, 48)).astype(np.float32)[:, :24]
-    if kind == "specials":
-        u[rng.integers(0, n, 40), rng.integers(0, 24, 40)] = np.nan
-        u[rng.integers(0, n, 40), rng.integers(0, 24, 40)] = np.inf
-        u[rng.integers(0, n, 400), rng.integers(0, 24, 400)] = -0.0
-    if kind == "expanded_scatter":
-        ie = np.broadcast_to(idx[:, None], (n, 24))
-        call = lambda: sk.scatter(x, ie, u, 0, reduce=reduce, include_self=False)  # noqa: E731
-    else:
-        call = lambda: sk.index_scatter(x, idx, u, 0, reduce=reduce, mode=mode)  # noqa: E731
+    x, u, call = awkward_rows(rng, kind, idx, keys, reduce, mode)
+    shape = x.shape[1:]
     keys_of = np.where(idx < 0, idx + keys, np.minimum(idx, keys - 1))
     rows = np.ones(n, bool) if kind != "drop" else idx < keys
     self_ = kind != "expanded_scatter"
