@@ -44,6 +44,7 @@ bool sk_inner_index_varies(const sk_plan *p) {
 static void sk_inner_apply(const sk_inner_job *job, int tid, const sk_plan *rows, int64_t lin_base,
                            int64_t clo, int64_t chi) {
     char *mine = job->canon ? job->canon + (size_t)tid * sk_canonical_span_bytes(job->chunk) : NULL;
+    if (mine && sk_inner_fold_counted(job, rows, lin_base, clo, chi, mine)) return;
     if (mine && sk_span_passes_chunk(rows, lin_base, clo, chi, mine)) {
         sk_canonical_span(job->p, job->ex, rows, lin_base, clo, chi, mine);
         return;

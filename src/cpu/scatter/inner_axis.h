@@ -47,5 +47,13 @@ void sk_inner_run_chunks(sk_inner_job *job, int nt);
 /* The rows of a 2-d plan whose targets lie in [clo, chi), summed with the
  * index copy (inner_sum.c). */
 void sk_inner_sum(const sk_inner_job *job, int tid, int64_t clo, int64_t chi);
+/* A float sum or prod of the rows of a 2-d plan (a slice whose linear index
+ * starts at lin_base) into [clo, chi), each update counted at its target as
+ * it is applied (inner_elems_counted.c): true when done, the canonical order
+ * kept; false where the rows' pattern does not fit or a target passed a
+ * canonical chunk (the chunk then holds its values from before). scratch:
+ * sk_canonical_span_bytes(chi - clo). */
+bool sk_inner_fold_counted(const sk_inner_job *job, const sk_plan *rows, int64_t lin_base,
+                           int64_t clo, int64_t chi, char *scratch);
 
 #endif /* SK_CPU_SCATTER_INNER_AXIS_H */

@@ -5,9 +5,10 @@
  * applying it (checks_index_inline), instead of a separate pass over the
  * whole index first. A float sum or prod whose targets may get more than a
  * canonical chunk of contributors (a long index row: the plan alone cannot
- * bound them) folds each chunk of targets element by element in the
- * canonical order (owner_chunks' sk_canonical_span, over the rows that
- * reach the chunk only). */
+ * bound them) counts them as it applies them (inner_elems_counted.c); a
+ * chunk of targets where one passes SK_CANONICAL_CHUNK is folded element
+ * by element in the canonical order (owner_chunks' sk_canonical_span, over
+ * the rows that reach the chunk only). */
 #include "cpu/scatter/inner_axis.h"
 
 static bool sk_inner_elems_applies(const sk_plan *p, const sk_exec *ex, const sk_tensor *copy_from,

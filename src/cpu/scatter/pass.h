@@ -16,6 +16,7 @@
 #ifndef SK_CPU_SCATTER_PASS_H
 #define SK_CPU_SCATTER_PASS_H
 
+#include "cpu/arch/x86/keep_nan_sse.h"
 #include "cpu/cursor.h"
 #include "cpu/scatter/path.h"
 #include "cpu/scatter/reduce.h"
@@ -188,18 +189,18 @@ SK_INLINE bool sk_run_has_bad(const void *ix, bool is64, int64_t run, int64_t is
 }
 
 /* a (op) b for the typed loops of an element scatter along the last axis:
- * assign moves the bits; amax/amin pick through a mask, so that random data
- * costs no mispredicted branches (the compiler made `?:` on floats a
- * branch). */
+ * assign moves the bits; amax/amin pick through a mask (random data, no
+ * mispredicted branches: `?:` on floats was a branch); sums and products
+ * are the one instruction that keeps the NaN rule (keep_nan_sse.h). */
 SK_INLINE float sk_tight_f32(float a, float b, const sk_reduce RED) {
     if (RED == SK_REDUCE_NONE) return b;
     if (RED == SK_REDUCE_AMAX || RED == SK_REDUCE_AMIN) return sk_pick_f32(a, b, RED);
-    return (float)sk_op_f(a, b, RED, SK_DTYPE_FLOAT32);
+    return RED == SK_REDUCE_PROD ? sk_mul_keep_f32(a, b) : sk_add_keep_f32(a, b);
 }
 SK_INLINE double sk_tight_f64(double a, double b, const sk_reduce RED) {
     if (RED == SK_REDUCE_NONE) return b;
     if (RED == SK_REDUCE_AMAX || RED == SK_REDUCE_AMIN) return sk_pick_f64(a, b, RED);
-    return sk_op_f(a, b, RED, SK_DTYPE_FLOAT64);
+    return RED == SK_REDUCE_PROD ? sk_mul_keep_f64(a, b) : sk_add_keep_f64(a, b);
 }
 #define SK_TIGHT_BITS(a, b, RED) (b)
 
