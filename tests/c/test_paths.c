@@ -11,8 +11,8 @@
  * threads); a few targets with many rows each go to segments_few, whose
  * threads take stretches of positions across the chunks; a sorted index
  * goes to segments_runs. The unforced
- * call is also run at 1, 3, 7, 16 and 64 threads: the same bits (not
- * where the command line names one path). Each
+ * call is also run at 1, 3, 7, 16 and 64 threads, and scatters once in
+ * place: the same bits (not where the command line names one path). Each
  * scatter case runs again with NaNs of both signs, quiet and signalling,
  * among x and src (sum, prod, amax): the NaN bits of every path are the reference's too. The test fails if some path of a table
  * never applied: a moved threshold cannot silently drop a path from the
@@ -57,6 +57,7 @@ static const path_case corpus[] = {
     {"index_add along the last axis, hot", INDEX_SCATTER, {4, 300}, {3000, 0}, {4, 3000}, 1, 0, 0, true, 0},
     {"deep elements along axis 0", SCATTER, {16, 64}, {2048, 64}, {2048, 64}, 0, 0, 0, false, 0},
     {"elements along the last axis, hot", SCATTER, {8, 64}, {8, 2048}, {8, 2048}, 1, 0, 0, true, 0},
+    {"long rows of elements along the last axis, hot", SCATTER, {32, 1024}, {32, 2048}, {32, 2048}, 1, 0, 0, true, 0},
     /* more rows than a canonical chunk: tiles counts each target's
      * updates first, and declines the hot case */
     {"many elements along axis 0", SCATTER, {1024, 256}, {600, 256}, {600, 256}, 0, 0, 0, false, 0},
@@ -181,6 +182,17 @@ static void run_call(const path_case *c, call_args a, const char *const *names, 
         SKT_CHECK(st == SK_STATUS_OK && memcmp(got->base, want->base, got->nbytes) == 0,
                   "%s, reduce %d, include_self %d, path %s: status %d, result differs from the "
                   "reference", c->what, (int)a.red, (int)a.self, names[i], (int)st);
+    }
+    /* in place (x is out: no copy to start from; paths that start a chunk
+     * again take its values from a copy of their own) */
+    bool scatter = c->kind == SCATTER || c->kind == INDEX_SCATTER;
+    if (!only && scatter && !c->transposed && got->nbytes == x->nbytes) {
+        want_once(c, a, &have, bufs);
+        memcpy(got->base, x->base, got->nbytes);
+        sk_status st = call(c, false, a, got, idx, src, got);
+        SKT_CHECK(st == SK_STATUS_OK && memcmp(got->base, want->base, got->nbytes) == 0,
+                  "%s, reduce %d, include_self %d, in place (%s): result differs from the "
+                  "reference", c->what, (int)a.red, (int)a.self, sk_last_kernel());
     }
     static const int threads[] = {1, 3, 7, 16, 64};
     for (size_t t = 0; !only && a.red == SK_REDUCE_SUM && t < sizeof threads / sizeof threads[0];
