@@ -1,15 +1,15 @@
 """The backward functions (docs/CONTRACT.md, Backward): the gradients of every operator's
 inputs, computed by the C library. The package re-exports them."""
 
-import operator
 
 from . import _C
 # The package imports this module after defining its forward functions.
 from . import index_scatter, scatter, scatter_nd
 from ._args import (_GATHER_MODES, _REDUCE, _SCATTER_MODES, _TENSOR_SCATTER_MODES, _choice, _flag,
                     _is_axes, _slice_args, _source_shape, _written_grads)
-from ._tensors import (Like, as_index, as_input, as_mask, as_output, dtype_name, is_scalar,
-                       plain_scalar, shape_of)
+from ._grad_buffers import (_check_grad, _check_grad_out, _grad_buffer, _shape_arg, _source_grad,
+                            _view_source)
+from ._tensors import Like, as_index, as_input, as_mask, shape_of
 
 # ---------------------------------------------------------------------------
 # Backward (docs/CONTRACT.md, Backward)
@@ -25,77 +25,6 @@ from ._tensors import (Like, as_index, as_input, as_mask, as_output, dtype_name,
 # src/updates/source has no gradient (None); a 0-d tensor one gets a 0-d
 # gradient (the sum over every position it was broadcast to).
 # ---------------------------------------------------------------------------
-
-
-def _shape_arg(v, op, name):
-    """The shape of a tensor argument that backward only needs the shape of
-    (a tensor, or its shape as a tuple/list/torch.Size of ints)."""
-    if isinstance(v, (tuple, list)):
-        try:
-            return tuple(operator.index(s) for s in v)
-        except TypeError:
-            raise TypeError(f"{op}: {name} must be a tensor or a shape (a sequence of ints), "
-                            f"got {v!r}") from None
-    return shape_of(v, op, name)
-
-
-def _grad_buffer(like, given, shape, name="grad"):
-    """(object returned, object handed to C) for one gradient output:
-    False skips it, None allocates it, anything else is the caller's."""
-    if given is False:
-        return None, None
-    if given is None:
-        given = like.empty(shape)
-    return given, as_output(given, like.op, name)
-
-
-def _check_grad(like, given, shape, name):
-    """A caller's gradient buffer (not None/False) must have grad_out's dtype
-    and the shape of the input it is the gradient of; checked here so that
-    the error names it (C would name grad_out or x)."""
-    if given is None or given is False:
-        return
-    op = like.op
-    want, got = dtype_name(like.x, op, "grad_out"), dtype_name(given, op, name)
-    if got != want:
-        raise TypeError(f"{op}: {name} must have dtype {want}, got {got}")
-    got_shape = shape_of(given, op, name)
-    if got_shape != tuple(shape):
-        raise ValueError(f"{op}: {name} must have shape {list(shape)}, got {list(got_shape)}")
-
-
-def _sum_into(full, dst):
-    """dst (0-d) = the sum of every element of full, through the C library
-    (16-bit types accumulate in float32 and round once)."""
-    nd = len(shape_of(full, "backward", "grad"))
-    if nd == 0:
-        _C.copy(full, dst)
-    else:
-        # slice_scatter's backward sums a broadcast src: one slice over everything
-        _C.slice_scatter_backward(full, list(range(nd)), [None] * nd, [None] * nd, [1] * nd,
-                                  None, dst)
-
-
-def _source_grad(like_x, like, src, arg, shape_fn, given):
-    """The src/updates/source argument of an indexed scatter backward and its
-    gradient buffer: (src for C, grad returned, grad for C, finish).
-
-    A Python scalar has no gradient (None). A 0-d tensor read at many
-    positions is broadcast as the forward does; its gradient is computed at
-    full size and finish() sums it into the 0-d result. like_x converts
-    scalars (x's dtype), like allocates gradients (grad_out's kind)."""
-    src = plain_scalar(src)
-    if is_scalar(src):
-        return like_x.source(src, arg, shape_fn), None, None, None
-    src = as_input(src, like.op, arg)
-    if shape_of(src, like.op, arg) == () and given is not False:
-        full_shape = shape_fn()
-        if full_shape:  # None: C reports the error; (): nothing to broadcast
-            res, dst = _grad_buffer(like, given, (), "grad_" + arg)
-            full = like.empty(full_shape)
-            return like_x.broadcast(src, full_shape), res, full, lambda: _sum_into(full, dst)
-    res, gc = _grad_buffer(like, given, shape_of(src, like.op, arg), "grad_" + arg)
-    return like_x.source(src, arg, shape_fn), res, gc, None
 
 
 def _like_grad(grad_out, op):
@@ -201,8 +130,12 @@ def _indexed_scatter_backward(op, like_x, grad_out, src, arg, shape_fn, reduce, 
     """Shared body of scatter/index_scatter/scatter_nd backward. call(src_c,
     result_c, grad_x_c, grad_src_c) runs the C function."""
     like = _like_grad(grad_out, op)
+    if result is not None and shape_of(result, op, "result") != like_x.shape:
+        raise ValueError(f"{op}: result must have shape {list(like_x.shape)} (x's), got "
+                         f"{list(shape_of(result, op, 'result'))}")
     rx, gx = _grad_buffer(like, grad_x, like_x.shape, "grad_x")
-    sc, rs, gs, finish = _source_grad(like_x, like, src, arg, shape_fn, grad_src)
+    sc, rs, gs, finish = _source_grad(like_x, like, src, arg, shape_fn, grad_src,
+                                      ((grad_x, "grad_x"), (grad_out, "grad_out"), (src, arg)))
     if result is None and reduce in (_C.REDUCE_AMAX, _C.REDUCE_AMIN):
         result = forward()  # amax/amin need the forward result to find the winners
     rc = None if result is None else as_input(result, op, "result")
@@ -323,26 +256,6 @@ def scatter_nd_backward(grad_out, x, index, updates, *, reduce=None, mode="error
                                      result, forward, grad_x, grad_updates, call)
 
 
-def _view_source(like, src, shape_fn, given, op, arg):
-    """src of a view-type scatter backward (tensor, shape or scalar) ->
-    (grad returned, grad for C, finish)."""
-    src = plain_scalar(src)
-    if is_scalar(src):
-        return None, None, None
-    if isinstance(src, (tuple, list)):
-        shape = _shape_arg(src, op, arg)
-    else:
-        shape = shape_of(src, op, arg)  # only its shape is read
-    if shape == () and shape_fn is not None and given is not False:
-        full_shape = shape_fn()
-        if full_shape:
-            res, dst = _grad_buffer(like, given, (), "grad_" + arg)
-            full = like.empty(full_shape)
-            return res, full, lambda: _sum_into(full, dst)
-    res, gc = _grad_buffer(like, given, shape, "grad_" + arg)
-    return res, gc, None
-
-
 def slice_scatter_backward(grad_out, x, src, axis=0, start=None, stop=None, step=1, *,
                            grad_x=None, grad_src=None):
     """The gradients of slice_scatter(x, src, axis, start, stop, step) with
@@ -358,7 +271,9 @@ def slice_scatter_backward(grad_out, x, src, axis=0, start=None, stop=None, step
     op = "slice_scatter_backward"
     axes, starts, stops, steps = _slice_args(op, axis, start, stop, step)
     like = _like_grad(grad_out, op)
-    rx, gx = _grad_buffer(like, grad_x, _shape_arg(x, op, "x"), "grad_x")
+    xs = _shape_arg(x, op, "x")
+    _check_grad_out(like, xs)
+    rx, gx = _grad_buffer(like, grad_x, xs, "grad_x")
     rs, gs, _ = _view_source(like, src, None, grad_src, op, "src")
     _C.slice_scatter_backward(as_input(grad_out, op, "grad_out"), axes, starts, stops, steps, gx, gs)
     _written_grads(grad_x, grad_src)
@@ -380,9 +295,11 @@ def diagonal_scatter_backward(grad_out, x, src, offset=0, axis1=0, axis2=1, *, g
     op = "diagonal_scatter_backward"
     like = _like_grad(grad_out, op)
     xs = _shape_arg(x, op, "x")
+    _check_grad_out(like, xs)
     rx, gx = _grad_buffer(like, grad_x, xs, "grad_x")
     shape_fn = _source_shape(_C.diagonal_scatter_source_shape, xs, offset, axis1, axis2)
-    rs, gs, finish = _view_source(like, src, shape_fn, grad_src, op, "src")
+    rs, gs, finish = _view_source(like, src, shape_fn, grad_src, op, "src",
+                                   ((grad_x, "grad_x"), (grad_out, "grad_out")))
     _C.diagonal_scatter_backward(as_input(grad_out, op, "grad_out"), offset, axis1, axis2, gx, gs)
     if finish is not None:
         finish()
@@ -404,9 +321,11 @@ def select_scatter_backward(grad_out, x, src, axis, index, *, grad_x=None, grad_
     op = "select_scatter_backward"
     like = _like_grad(grad_out, op)
     xs = _shape_arg(x, op, "x")
+    _check_grad_out(like, xs)
     rx, gx = _grad_buffer(like, grad_x, xs, "grad_x")
     shape_fn = _source_shape(_C.select_scatter_source_shape, xs, axis)
-    rs, gs, finish = _view_source(like, src, shape_fn, grad_src, op, "src")
+    rs, gs, finish = _view_source(like, src, shape_fn, grad_src, op, "src",
+                                   ((grad_x, "grad_x"), (grad_out, "grad_out")))
     _C.select_scatter_backward(as_input(grad_out, op, "grad_out"), axis, index, gx, gs)
     if finish is not None:
         finish()
@@ -430,10 +349,12 @@ def masked_scatter_backward(grad_out, x, mask, source, *, grad_x=None, grad_sour
     op = "masked_scatter_backward"
     like = _like_grad(grad_out, op)
     xs = _shape_arg(x, op, "x")
+    _check_grad_out(like, xs)
     rx, gx = _grad_buffer(like, grad_x, xs, "grad_x")
     mc = as_mask(mask, op)
     shape_fn = _source_shape(_C.masked_scatter_source_shape, xs, mc)
-    rs, gs, finish = _view_source(like, source, shape_fn, grad_source, op, "source")
+    rs, gs, finish = _view_source(like, source, shape_fn, grad_source, op, "source",
+                                   ((grad_x, "grad_x"), (grad_out, "grad_out")))
     _C.masked_scatter_backward(as_input(grad_out, op, "grad_out"), mc, gx, gs)
     if finish is not None:
         finish()
@@ -460,7 +381,9 @@ def tensor_scatter_backward(grad_out, cache, update, write_indices=None, *, axis
     op = "tensor_scatter_backward"
     m = _choice(_TENSOR_SCATTER_MODES, mode, op, "mode")
     like = _like_grad(grad_out, op)
-    rc, gc = _grad_buffer(like, grad_cache, _shape_arg(cache, op, "cache"), "grad_cache")
+    cs = _shape_arg(cache, op, "cache")
+    _check_grad_out(like, cs, "cache")
+    rc, gc = _grad_buffer(like, grad_cache, cs, "grad_cache")
     us = _shape_arg(update, op, "update")
     ru, gu = _grad_buffer(like, None if grad_update is False else grad_update, us, "grad_update")
     wc = None if write_indices is None else as_index(write_indices, op, "write_indices")

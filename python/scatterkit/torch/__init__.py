@@ -29,6 +29,7 @@ import operator
 
 import torch
 
+from .. import _C
 from .._args import (OPERATORS, _GATHER_MODES, _REDUCE, _SCATTER_MODES, _TENSOR_SCATTER_MODES, _choice,
                      _flag, _slice_args)
 from ._autograd import apply, plain_eager
@@ -83,15 +84,27 @@ def _scalar(x, value, op, name):
         if not info.min <= value <= info.max:
             raise ValueError(f"{op}: {name} = {value!r} cannot be converted to x's dtype "
                              f"{dtype}: it is outside [{info.min}, {info.max}]")
-    return torch.tensor(value, dtype=dtype, device=x.device)
+    try:
+        return torch.tensor(value, dtype=dtype, device=x.device)
+    except (TypeError, ValueError, OverflowError, RuntimeError) as e:
+        raise ValueError(f"{op}: {name} = {value!r} cannot be converted to x's dtype "
+                         f"{dtype}: {e}") from e
 
 
 def _source(x, v, op, name):
+    """A tensor argument that may be given as a number (src, source,
+    fill_value); what is neither is refused as the plain functions refuse it."""
     if isinstance(v, torch.Tensor):
         return v
     if isinstance(v, (bool, int, float)) or getattr(v, "shape", None) == ():
         return _scalar(x, v, op, name)
-    return torch.as_tensor(v, device=x.device)
+    if v is None or isinstance(v, (str, bytes, complex)):
+        raise _C.ArgumentTypeError(f"{op}: {name} must be a tensor or a number, got "
+                                f"{type(v).__name__}")
+    try:
+        return torch.as_tensor(v, device=x.device)
+    except (TypeError, ValueError, OverflowError, RuntimeError) as e:
+        raise ValueError(f"{op}: {name} could not be converted to a tensor: {e}") from e
 
 
 def _fill(x, mode, fill_value, op):

@@ -80,28 +80,38 @@ def take_along_dim(input, indices, dim=None):
     return _gather(x, indices.expand(common), d)
 
 
+def _index_1d(index):
+    """torch's index_* take a 0-d index as one of a single value (the
+    dimension stays, of size 1); scatterkit's index_scatter/index_select
+    drop it, as NumPy's take does."""
+    if isinstance(index, torch.Tensor) and index.dim() == 0:
+        return index.reshape(1)
+    return index
+
+
 def index_add(input, dim, index, source, *, alpha=1):
     """torch.index_add (alpha scales source)."""
     if alpha != 1:
         source = source * alpha
-    return _index_scatter(input, index, source, dim, reduce="sum")
+    return _index_scatter(input, _index_1d(index), source, dim, reduce="sum")
 
 
 def index_copy(input, dim, index, source):
     """torch.index_copy (a repeated index: the last copy wins)."""
-    return _index_scatter(input, index, source, dim)
+    return _index_scatter(input, _index_1d(index), source, dim)
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     """torch.index_reduce; reduce: "prod", "mean", "amax", "amin" (and the
     other spellings of scatter_reduce)."""
     r = _reduce("index_reduce", reduce, tuple(_REDUCE))
-    return _index_scatter(input, index, source, dim, reduce=r, include_self=include_self)
+    return _index_scatter(input, _index_1d(index), source, dim, reduce=r,
+                          include_self=include_self)
 
 
 def index_select(input, dim, index):
     """torch.index_select."""
-    return _index_select(input, index, dim)
+    return _index_select(input, _index_1d(index), dim)
 
 
 def index_put(input, indices, values, accumulate=False):
@@ -123,7 +133,12 @@ def index_put(input, indices, values, accumulate=False):
 
 
 def masked_scatter(input, mask, source):
-    """torch.masked_scatter."""
+    """torch.masked_scatter (input and mask broadcast together, as torch's
+    do; scatterkit.torch.masked_scatter broadcasts mask to input only)."""
+    if isinstance(mask, torch.Tensor):
+        common = torch.broadcast_shapes(input.shape, mask.shape)
+        if common != input.shape:
+            input = input.expand(common)
     return _masked_scatter(input, mask, source)
 
 
