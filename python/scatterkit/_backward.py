@@ -1,7 +1,6 @@
 """The backward functions (docs/CONTRACT.md, Backward): the gradients of every operator's
 inputs, computed by the C library. The package re-exports them."""
 
-
 from . import _C
 # The package imports this module after defining its forward functions.
 from . import index_scatter, scatter, scatter_nd
@@ -130,9 +129,10 @@ def _indexed_scatter_backward(op, like_x, grad_out, src, arg, shape_fn, reduce, 
     """Shared body of scatter/index_scatter/scatter_nd backward. call(src_c,
     result_c, grad_x_c, grad_src_c) runs the C function."""
     like = _like_grad(grad_out, op)
-    if result is not None and shape_of(result, op, "result") != like_x.shape:
+    result_shape = None if result is None else shape_of(result, op, "result")
+    if result_shape is not None and result_shape != like_x.shape:
         raise ValueError(f"{op}: result must have shape {list(like_x.shape)} (x's), got "
-                         f"{list(shape_of(result, op, 'result'))}")
+                         f"{list(result_shape)}")
     rx, gx = _grad_buffer(like, grad_x, like_x.shape, "grad_x")
     sc, rs, gs, finish = _source_grad(like_x, like, src, arg, shape_fn, grad_src,
                                       ((grad_x, "grad_x"), (grad_out, "grad_out"), (src, arg)))

@@ -98,16 +98,14 @@ def _check_apart(op, a, name_a, b, name_b):
         raise ValueError(f"{op}: {name_a} overlaps {name_b}; use a separate {name_a}")
 
 
-def _check_point_grad(like, given, name, others):
-    """A caller's 0-d gradient buffer that is written last, from the sum of a
-    full-size gradient: every check C would make, before anything is
-    written. others: (buffer, name) pairs it must not overlap."""
-    if given is None or given is False:
-        return
+def _check_point_grad(like, given, dst, name, others):
+    """A caller's 0-d gradient buffer (dst: as handed to C) that is written
+    last, from the sum of a full-size gradient: every check C would make,
+    before anything is written. others: (buffer, name) pairs it must not
+    overlap."""
     _check_grad(like, given, (), name)
     for other, other_name in others:
         _check_apart(like.op, given, name, other, other_name)
-    dst = as_output(given, like.op, name)
     try:
         _C.copy(dst, dst)  # its value onto itself: C's checks of a written buffer
     except (ValueError, TypeError) as e:
@@ -130,8 +128,10 @@ def _point_source_grad(like, given, arg, full_shape, others):
     """(grad returned, full-size grad for C, finish) of a 0-d source read at
     every position of full_shape: C writes the full-size gradient, finish()
     sums it into the 0-d one."""
-    _check_point_grad(like, given, "grad_" + arg, others)
+    given_by_caller = given is not None
     res, dst = _grad_buffer(like, given, (), "grad_" + arg)
+    if given_by_caller:
+        _check_point_grad(like, res, dst, "grad_" + arg, others)
     full = like.empty(full_shape)
     return res, full, lambda: _sum_into(full, dst)
 

@@ -30,6 +30,7 @@ import operator
 import torch
 
 from .. import _C
+from .._tensors import Like
 from .._args import (OPERATORS, _GATHER_MODES, _REDUCE, _SCATTER_MODES, _TENSOR_SCATTER_MODES, _choice,
                      _flag, _slice_args)
 from ._autograd import apply, plain_eager
@@ -74,21 +75,13 @@ def _mask(mask, op):
 
 
 def _scalar(x, value, op, name):
-    """A Python (or NumPy) scalar as a 0-d tensor of x's dtype; an integer
-    outside an integer dtype's range is refused (torch.tensor would wrap)."""
+    """A Python (or NumPy) scalar as a 0-d tensor of x's dtype, refused as
+    the plain functions refuse it (Like.scalar: an integer outside an integer
+    dtype's range, which torch.tensor would wrap; a value torch cannot
+    convert)."""
     if hasattr(value, "item") and not isinstance(value, torch.Tensor):
         value = value.item()
-    dtype = x.dtype
-    if isinstance(value, int) and not dtype.is_floating_point and dtype != torch.bool:
-        info = torch.iinfo(dtype)
-        if not info.min <= value <= info.max:
-            raise ValueError(f"{op}: {name} = {value!r} cannot be converted to x's dtype "
-                             f"{dtype}: it is outside [{info.min}, {info.max}]")
-    try:
-        return torch.tensor(value, dtype=dtype, device=x.device)
-    except (TypeError, ValueError, OverflowError, RuntimeError) as e:
-        raise ValueError(f"{op}: {name} = {value!r} cannot be converted to x's dtype "
-                         f"{dtype}: {e}") from e
+    return Like(x, op).scalar(value, name)
 
 
 def _source(x, v, op, name):
