@@ -117,6 +117,28 @@ SK_INLINE const char *sk_seg_src_row(const sk_seg_job *job, int64_t i) {
     int64_t r = job->w0 + i;
     return job->p->dense + (ptrdiff_t)sk_seg_src_offset(job, r) * (ptrdiff_t)job->p->elem_size;
 }
+/* The window's rows in src for a loop over them, kept in its locals (the
+ * loop's stores through char pointers may alias the job, whose fields the
+ * compiler would otherwise read again at every row): with one row
+ * dimension (flat) row i is at + i * step, else sk_seg_src_row's offsets. */
+typedef struct sk_seg_src_rows {
+    const char *at;
+    ptrdiff_t step;
+    bool flat;
+} sk_seg_src_rows;
+SK_INLINE sk_seg_src_rows sk_seg_src_rows_of(const sk_seg_job *job) {
+    sk_seg_src_rows s = {NULL, 0, job->rows.ndim == 1};
+    if (s.flat) {
+        s.step = (ptrdiff_t)job->rows.dense_stride[0] * (ptrdiff_t)job->p->elem_size;
+        s.at = job->p->dense + (ptrdiff_t)job->w0 * s.step;
+    }
+    return s;
+}
+SK_INLINE const char *sk_seg_src_rows_at(const sk_seg_job *job, const sk_seg_src_rows *s,
+                                         int64_t i) {
+    return s->flat ? s->at + (ptrdiff_t)i * s->step : sk_seg_src_row(job, i);
+}
+
 /* The i-th row of the window's staging order: staged, or read from src. */
 SK_INLINE const char *sk_seg_row(const sk_seg_job *job, int64_t i) {
     if (!job->direct) return job->staged + (size_t)i * job->stage_row;

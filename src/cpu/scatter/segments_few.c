@@ -158,6 +158,7 @@ SK_INLINE void sk_few_fold(const sk_few_job *f, int64_t c, int64_t lo, int64_t h
     const sk_seg_job *job = &f->job;
     const int64_t nkeys = job->nkeys;
     const int64_t *from = f->before + c * nkeys, *total = f->before + f->nstretch * nkeys;
+    const sk_seg_src_rows src = sk_seg_src_rows_of(job);
     int64_t next[SK_SEG_FEW_MAX_KEYS];
     int32_t key[SK_FEW_BLOCK];
     memcpy(next, from, (size_t)nkeys * sizeof(int64_t));
@@ -169,7 +170,7 @@ SK_INLINE void sk_few_fold(const sk_few_job *f, int64_t c, int64_t lo, int64_t h
             if (k < 0) continue;
             int64_t n = next[k]++;
             if (n - n % SK_CANONICAL_CHUNK < from[k]) continue; /* an earlier stretch's chunk */
-            sk_few_row(f, k, n, sk_seg_src_row(job, r), DT, OP);
+            sk_few_row(f, k, n, sk_seg_src_rows_at(job, &src, r), DT, OP);
         }
     }
     bool open[SK_SEG_FEW_MAX_KEYS];
@@ -182,7 +183,7 @@ SK_INLINE void sk_few_fold(const sk_few_job *f, int64_t c, int64_t lo, int64_t h
             int32_t k = key[r - r0];
             if (k < 0 || !open[k]) continue;
             int64_t n = next[k]++;
-            sk_few_row(f, k, n, sk_seg_src_row(job, r), DT, OP);
+            sk_few_row(f, k, n, sk_seg_src_rows_at(job, &src, r), DT, OP);
             if (!sk_few_open(n + 1, from[k], total[k])) open[k] = false, nopen--;
         }
     }

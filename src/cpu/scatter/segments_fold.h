@@ -15,6 +15,56 @@
 #include "cpu/scatter/segments.h"
 #include "cpu/scatter/stamp.h"
 
+/* What the fold reads at every row, in locals for one bucket or scan: its
+ * stores (through char pointers, and the counts) may alias the job, so the
+ * compiler would read these fields again at every row (docs/PERF-LOG.md,
+ * 2026-11-29). flat_acc: key k accumulates at acc + k * acc_row (working
+ * rows, or a row-major out), else at the job's general offset. */
+typedef struct sk_seg_loop {
+    int32_t *seen;
+    const int32_t *staged_pos;
+    const char *staged;
+    sk_seg_src_rows src;
+    char *acc;
+    size_t stage_row, acc_row, acc_bytes, src_bytes; /* *_bytes: what a row's prefetch asks for */
+    int64_t len;
+    bool direct, flat_acc, include_self;
+    bool set_from_x; /* a working row not filled from x before the fold: set at its key's first row */
+    bool x_start;    /* ... and read then, so x's row is asked for ahead */
+} sk_seg_loop;
+
+SK_INLINE size_t sk_seg_prefetch_bytes(size_t row) { return row < 256 ? row : 256; }
+
+SK_INLINE sk_seg_loop sk_seg_loop_of(const sk_seg_job *job) {
+    const size_t es = job->p->elem_size;
+    sk_seg_loop h;
+    h.seen = job->seen;
+    h.staged_pos = job->staged_pos;
+    h.staged = job->staged;
+    h.stage_row = job->stage_row;
+    h.len = job->len;
+    h.direct = job->direct;
+    h.include_self = job->p->include_self;
+    h.set_from_x = job->acc && !job->acc_from_x;
+    h.x_start = h.set_from_x && h.include_self;
+    h.acc_row = (size_t)job->len * job->acc_size;
+    h.acc_bytes = sk_seg_prefetch_bytes(h.acc_row);
+    h.src_bytes = sk_seg_prefetch_bytes((size_t)job->len * es);
+    h.flat_acc = job->acc || job->out_row_major;
+    h.acc = job->acc ? job->acc
+            : job->out_row_major ? job->p->target + (size_t)(job->k0 * job->len) * es : NULL;
+    h.src = sk_seg_src_rows_of(job);
+    return h;
+}
+/* The window's row i in src. */
+SK_INLINE const char *sk_seg_loop_src(const sk_seg_job *job, const sk_seg_loop *h, int64_t i) {
+    return sk_seg_src_rows_at(job, &h->src, i);
+}
+/* The i-th row of the window's staging order (sk_seg_row). */
+SK_INLINE const char *sk_seg_loop_row(const sk_seg_job *job, const sk_seg_loop *h, int64_t i) {
+    return h->direct ? sk_seg_loop_src(job, h, h->staged_pos[i]) : h->staged + (size_t)i * h->stage_row;
+}
+
 SK_INLINE float sk_seg_get_f(const char *s, const sk_dtype DT) {
     if (DT == SK_DTYPE_FLOAT32) return *(const float *)(const void *)s;
     uint16_t h = *(const uint16_t *)(const void *)s;

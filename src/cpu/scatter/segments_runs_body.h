@@ -88,10 +88,7 @@ SK_INLINE void SK_RUNS_NAME(sk_seg_runs)(const sk_seg_runs *rn, int64_t s, int t
     const int64_t len = job->len;
     const bool self = job->p->include_self;
     const size_t src_bytes = (size_t)len * ES < 256 ? (size_t)len * ES : 256;
-    /* one row dimension: src's rows a fixed step apart */
-    const bool flat = job->rows.ndim == 1;
-    const ptrdiff_t src_step = (ptrdiff_t)job->rows.dense_stride[0] * (ptrdiff_t)ES;
-    const char *const src = job->p->dense;
+    const sk_seg_src_rows src = sk_seg_src_rows_of(job);
     int32_t key[BLOCK];
     int64_t k = -1, n = 0, next = rn->first_key[s]; /* next: the first key not written yet */
     for (int64_t r0 = rn->at[s]; r0 < hi; r0 += BLOCK) {
@@ -108,12 +105,11 @@ SK_INLINE void SK_RUNS_NAME(sk_seg_runs)(const sk_seg_runs *rn, int64_t s, int t
                 if (!SK_IS_HALF(DT)) v = SK_RUNS_NAME(sk_runs_out_row)(job, k, ES);
                 SK_RUNS_NAME(sk_runs_begin)(job, v, k, DT);
             }
-            const char *row = flat ? src + (ptrdiff_t)r * src_step : sk_seg_src_row(job, r);
+            const char *row = sk_seg_src_rows_at(job, &src, r);
             /* the stream's next rows into L2: the hardware's prefetcher
              * starts again at every 4 KiB page */
             if (r + SK_SEG_AHEAD < hi)
-                sk_prefetch_row_l2(flat ? row + SK_SEG_AHEAD * src_step
-                                        : sk_seg_src_row(job, r + SK_SEG_AHEAD), src_bytes);
+                sk_prefetch_row_l2(sk_seg_src_rows_at(job, &src, r + SK_SEG_AHEAD), src_bytes);
             SK_RUNS_NAME(sk_runs_step)(v, part, n++, row, len, self, DT, RED);
         }
     }
