@@ -129,19 +129,27 @@ static bool sk_few_prefix(sk_few_job *f) {
     return true;
 }
 
-/* Key k's n-th row (in position order) into its chunk: the value (the
- * first chunk) or the chunk's partial row. */
-SK_INLINE void sk_few_row(const sk_few_job *f, int64_t k, int64_t n, const char *row,
-                          const sk_dtype DT, const sk_reduce OP) {
+/* Where key k's n-th row (in position order) goes: the value (the first
+ * chunk) or the chunk's partial row; *set: the row starts it (a chunk's
+ * first row from the identity, or the value's with include_self=False). */
+SK_INLINE char *sk_few_dest(const sk_few_job *f, int64_t k, int64_t n, const sk_dtype DT, bool *set) {
     const sk_seg_parts *pt = &f->pt;
     const int64_t chunk = n / SK_CANONICAL_CHUNK;
     const bool first = n % SK_CANONICAL_CHUNK == 0;
     if (chunk == 0) {
-        bool set = first && sk_seg_parts_start_value(pt, k, DT);
-        sk_seg_parts_step(pt, sk_seg_parts_value_row(pt, k), row, set, DT, OP);
-    } else {
-        sk_seg_parts_step(pt, sk_seg_parts_row(pt, pt->part_start[k] + chunk - 1), row, first, DT, OP);
+        *set = first && sk_seg_parts_start_value(pt, k, DT);
+        return sk_seg_parts_value_row(pt, k);
     }
+    *set = first;
+    return sk_seg_parts_row(pt, pt->part_start[k] + chunk - 1);
+}
+
+/* Key k's n-th row into its chunk. */
+SK_INLINE void sk_few_row(const sk_few_job *f, int64_t k, int64_t n, const char *row,
+                          const sk_dtype DT, const sk_reduce OP) {
+    bool set;
+    char *dest = sk_few_dest(f, k, n, DT, &set);
+    sk_seg_parts_step(&f->pt, dest, row, set, DT, OP);
 }
 
 /* Whether key k's chunk at its n-th row is open and stretch `from`'s own:
@@ -161,7 +169,15 @@ SK_INLINE void sk_few_fold(const sk_few_job *f, int64_t c, int64_t lo, int64_t h
     const sk_seg_src_rows src = sk_seg_src_rows_of(job);
     int64_t next[SK_SEG_FEW_MAX_KEYS];
     int32_t key[SK_FEW_BLOCK];
+    /* per key, the row its chunk in progress folds into and the rows that
+     * chunk still takes: a row then costs its fold alone, the chunk's
+     * bookkeeping once per chunk (each row paid for it before: HOT's rows are
+     * short, and few keys keep them in L1) */
+    char *dest[SK_SEG_FEW_MAX_KEYS];
+    int32_t left[SK_SEG_FEW_MAX_KEYS];
+    const int64_t len = job->len;
     memcpy(next, from, (size_t)nkeys * sizeof(int64_t));
+    memset(left, 0, (size_t)nkeys * sizeof(int32_t));
     for (int64_t r0 = lo; r0 < hi; r0 += SK_FEW_BLOCK) {
         int64_t r1 = r0 + SK_FEW_BLOCK < hi ? r0 + SK_FEW_BLOCK : hi;
         sk_seg_keys_of(job, key, r0, r1);
@@ -169,8 +185,17 @@ SK_INLINE void sk_few_fold(const sk_few_job *f, int64_t c, int64_t lo, int64_t h
             int32_t k = key[r - r0];
             if (k < 0) continue;
             int64_t n = next[k]++;
+            const char *row = sk_seg_src_rows_at(job, &src, r);
+            if (left[k] > 0) {
+                left[k]--;
+                sk_seg_parts_fold(dest[k], row, len, DT, OP);
+                continue;
+            }
             if (n - n % SK_CANONICAL_CHUNK < from[k]) continue; /* an earlier stretch's chunk */
-            sk_few_row(f, k, n, sk_seg_src_rows_at(job, &src, r), DT, OP);
+            bool set;
+            dest[k] = sk_few_dest(f, k, n, DT, &set);
+            left[k] = SK_CANONICAL_CHUNK - 1 - (int32_t)(n % SK_CANONICAL_CHUNK);
+            sk_seg_parts_step(&f->pt, dest[k], row, set, DT, OP);
         }
     }
     bool open[SK_SEG_FEW_MAX_KEYS];

@@ -76,18 +76,21 @@ SK_INLINE bool sk_seg_parts_start_value(const sk_seg_parts *pt, int64_t k, const
     return !self;
 }
 
+/* Row `row` (len values) folded into `dest`. */
+SK_INLINE void sk_seg_parts_fold(char *dest, const char *row, int64_t len, const sk_dtype DT,
+                                 const sk_reduce OP) {
+    if (DT == SK_DTYPE_FLOAT64) sk_seg_fold_d(dest, row, len, DT, OP);
+    else sk_seg_fold_f(dest, row, len, DT, OP); /* float32, or 16-bit rows into float32 */
+}
+
 /* Row `row` into `dest`: set (the first of a chunk, from the identity: a
  * NaN quieted), else folded. */
 SK_INLINE void sk_seg_parts_step(const sk_seg_parts *pt, char *dest, const char *row, bool set,
                                  const sk_dtype DT, const sk_reduce OP) {
     const int64_t len = pt->job->len;
-    if (DT == SK_DTYPE_FLOAT64) {
-        if (set) sk_seg_start_d(dest, row, len, DT, OP);
-        else sk_seg_fold_d(dest, row, len, DT, OP);
-    } else { /* float32, or 16-bit rows into float32 */
-        if (set) sk_seg_start_f(dest, row, len, DT, OP);
-        else sk_seg_fold_f(dest, row, len, DT, OP);
-    }
+    if (!set) sk_seg_parts_fold(dest, row, len, DT, OP);
+    else if (DT == SK_DTYPE_FLOAT64) sk_seg_start_d(dest, row, len, DT, OP);
+    else sk_seg_start_f(dest, row, len, DT, OP);
 }
 
 /* Keys [k0, k1): their partials folded in, in order; mean divided; 16-bit
