@@ -156,7 +156,8 @@ SK_INLINE int64_t sk_seg_mean_i(int64_t v, int64_t count, const sk_dtype DT) {
         SK_SEG_BY_TYPE(DT, sk_seg_bucket_f(job, b, DT, RED), sk_seg_bucket_d(job, b, DT, RED),     \
                        sk_seg_bucket_i(job, b, DT, RED));                                          \
     }                                                                                              \
-    SK_INTERNAL void sk_seg_finish_##N##_##R(const sk_seg_job *job, int64_t klo, int64_t khi) {    \
+    SK_HOT SK_INTERNAL void sk_seg_finish_##N##_##R(const sk_seg_job *job, int64_t klo,            \
+                                                    int64_t khi) {                                 \
         SK_SEG_BY_TYPE(DT, sk_seg_finish_f(job, klo, khi, DT, RED),                                \
                        sk_seg_finish_d(job, klo, khi, DT, RED),                                    \
                        sk_seg_finish_i(job, klo, khi, DT, RED));                                   \
