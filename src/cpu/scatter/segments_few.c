@@ -132,7 +132,8 @@ static bool sk_few_prefix(sk_few_job *f) {
 /* Where key k's n-th row (in position order) goes: the value (the first
  * chunk) or the chunk's partial row; *set: the row starts it (a chunk's
  * first row from the identity, or the value's with include_self=False). */
-SK_INLINE char *sk_few_dest(const sk_few_job *f, int64_t k, int64_t n, const sk_dtype DT, bool *set) {
+SK_INLINE char *sk_few_dest(const sk_few_job *f, int64_t k, int64_t n, const sk_dtype DT,
+                            bool *set) {
     const sk_seg_parts *pt = &f->pt;
     const int64_t chunk = n / SK_CANONICAL_CHUNK;
     const bool first = n % SK_CANONICAL_CHUNK == 0;

@@ -29,46 +29,49 @@ typedef struct sk_seg_loop {
     size_t stage_row, acc_row, acc_bytes, src_bytes; /* *_bytes: what a row's prefetch asks for */
     int64_t len;
     bool direct, flat_acc, include_self;
-    bool set_from_x; /* a working row not filled from x before the fold: set at its key's first row */
-    bool x_start;    /* ... and read then, so x's row is asked for ahead */
+    /* set_from_x: a working row not filled from x before the fold is set
+     * from x's row at its key's first row; x_start: ... with include_self,
+     * so that row is asked for ahead */
+    bool set_from_x, x_start;
 } sk_seg_loop;
 
 SK_INLINE size_t sk_seg_prefetch_bytes(size_t row) { return row < 256 ? row : 256; }
 
 SK_INLINE sk_seg_loop sk_seg_loop_of(const sk_seg_job *job) {
     const size_t es = job->p->elem_size;
-    sk_seg_loop h;
-    h.seen = job->seen;
-    h.staged_pos = job->staged_pos;
-    h.staged = job->staged;
-    h.stage_row = job->stage_row;
-    h.len = job->len;
-    h.direct = job->direct;
-    h.include_self = job->p->include_self;
-    h.set_from_x = job->acc && !job->acc_from_x;
-    h.x_start = h.set_from_x && h.include_self;
-    h.acc_row = (size_t)job->len * job->acc_size;
-    h.acc_bytes = sk_seg_prefetch_bytes(h.acc_row);
-    h.src_bytes = sk_seg_prefetch_bytes((size_t)job->len * es);
-    h.flat_acc = job->acc || job->out_row_major;
-    h.acc = job->acc ? job->acc
+    sk_seg_loop lp;
+    lp.seen = job->seen;
+    lp.staged_pos = job->staged_pos;
+    lp.staged = job->staged;
+    lp.stage_row = job->stage_row;
+    lp.len = job->len;
+    lp.direct = job->direct;
+    lp.include_self = job->p->include_self;
+    lp.set_from_x = job->acc && !job->acc_from_x;
+    lp.x_start = lp.set_from_x && lp.include_self;
+    lp.acc_row = (size_t)job->len * job->acc_size;
+    lp.acc_bytes = sk_seg_prefetch_bytes(lp.acc_row);
+    lp.src_bytes = sk_seg_prefetch_bytes((size_t)job->len * es);
+    lp.flat_acc = job->acc || job->out_row_major;
+    lp.acc = job->acc ? job->acc
             : job->out_row_major ? job->p->target + (size_t)(job->k0 * job->len) * es : NULL;
-    h.src = sk_seg_src_rows_of(job);
-    return h;
+    lp.src = sk_seg_src_rows_of(job);
+    return lp;
 }
 /* The window's row i in src. */
-SK_INLINE const char *sk_seg_loop_src(const sk_seg_job *job, const sk_seg_loop *h, int64_t i) {
-    return sk_seg_src_rows_at(job, &h->src, i);
+SK_INLINE const char *sk_seg_loop_src(const sk_seg_job *job, const sk_seg_loop *lp, int64_t i) {
+    return sk_seg_src_rows_at(job, &lp->src, i);
 }
 /* The i-th row of the window's staging order (sk_seg_row). */
-SK_INLINE const char *sk_seg_loop_row(const sk_seg_job *job, const sk_seg_loop *h, int64_t i) {
-    return h->direct ? sk_seg_loop_src(job, h, h->staged_pos[i]) : h->staged + (size_t)i * h->stage_row;
+SK_INLINE const char *sk_seg_loop_row(const sk_seg_job *job, const sk_seg_loop *lp, int64_t i) {
+    if (lp->direct) return sk_seg_loop_src(job, lp, lp->staged_pos[i]);
+    return lp->staged + (size_t)i * lp->stage_row;
 }
 
 SK_INLINE float sk_seg_get_f(const char *s, const sk_dtype DT) {
     if (DT == SK_DTYPE_FLOAT32) return *(const float *)(const void *)s;
-    uint16_t h = *(const uint16_t *)(const void *)s;
-    return DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(h) : sk_f16_to_f32(h);
+    uint16_t lp = *(const uint16_t *)(const void *)s;
+    return DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(lp) : sk_f16_to_f32(lp);
 }
 SK_INLINE float sk_seg_op_f(float a, float b, const sk_reduce OP, const sk_dtype DT) {
     return (float)sk_op_f(a, b, OP, DT);

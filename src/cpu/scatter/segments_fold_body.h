@@ -47,26 +47,27 @@ SK_INLINE char *SK_SEG_NAME(sk_seg_acc_row)(const sk_seg_job *job, int64_t k, co
     if (job->acc) return job->acc + (size_t)(k * job->len) * job->acc_size;
     return job->p->target + (ptrdiff_t)sk_seg_out_offset(job, k) * (ptrdiff_t)sk_es(DT);
 }
-SK_INLINE char *SK_SEG_NAME(sk_seg_loop_acc)(const sk_seg_job *job, const sk_seg_loop *h, int64_t k,
-                                            const sk_dtype DT) {
-    return h->flat_acc ? h->acc + (size_t)k * h->acc_row : SK_SEG_NAME(sk_seg_acc_row)(job, k, DT);
+SK_INLINE char *SK_SEG_NAME(sk_seg_loop_acc)(const sk_seg_job *job, const sk_seg_loop *lp,
+                                            int64_t k, const sk_dtype DT) {
+    if (lp->flat_acc) return lp->acc + (size_t)k * lp->acc_row;
+    return SK_SEG_NAME(sk_seg_acc_row)(job, k, DT);
 }
 SK_INLINE char *SK_SEG_NAME(sk_seg_part_row)(const sk_seg_job *job, int64_t k) {
     return job->parts + (size_t)job->part_slot[k] * (size_t)job->len * job->acc_size;
 }
 
 /* One row of key k, the key's s-th, into its value at a. */
-SK_INLINE void SK_SEG_NAME(sk_seg_step)(const sk_seg_job *job, const sk_seg_loop *h, int64_t k,
+SK_INLINE void SK_SEG_NAME(sk_seg_step)(const sk_seg_job *job, const sk_seg_loop *lp, int64_t k,
                                         int64_t s, char *a, const char *row, const sk_dtype DT,
                                         const sk_reduce RED) {
     const sk_reduce OP = RED == SK_REDUCE_MEAN ? SK_REDUCE_SUM : RED;
     const bool CHUNKED = SK_IS_FLOAT(DT) && (OP == SK_REDUCE_SUM || OP == SK_REDUCE_PROD);
-    const int64_t len = h->len;
-    if (s == 0 && !h->include_self) {
+    const int64_t len = lp->len;
+    if (s == 0 && !lp->include_self) {
         SK_SEG_NAME(sk_seg_start)(a, row, len, DT, OP);
         return;
     }
-    if (s == 0 && h->set_from_x) /* the working row starts from x */
+    if (s == 0 && lp->set_from_x) /* the working row starts from x */
         SK_SEG_NAME(sk_seg_set)(a, sk_seg_x_row(job, k, sk_es(DT)), len, DT);
     if (!CHUNKED || s < SK_CANONICAL_CHUNK) {
         SK_SEG_NAME(sk_seg_fold)(a, row, len, DT, OP);
@@ -84,12 +85,13 @@ SK_INLINE void SK_SEG_NAME(sk_seg_step)(const sk_seg_job *job, const sk_seg_loop
 /* Rows asked for ahead (SK_SEG_AHEAD rows early): key ka's row where it
  * accumulates, its count, the src row, and x's row where a working row
  * starts from it (at random: only for a key not seen yet). */
-SK_INLINE void SK_SEG_NAME(sk_seg_ask)(const sk_seg_job *job, const sk_seg_loop *h, int32_t ka,
+SK_INLINE void SK_SEG_NAME(sk_seg_ask)(const sk_seg_job *job, const sk_seg_loop *lp, int32_t ka,
                                        const char *src_row, const sk_dtype DT) {
-    sk_prefetch_row_l2(SK_SEG_NAME(sk_seg_loop_acc)(job, h, ka, DT), h->acc_bytes);
-    __builtin_prefetch(h->seen + ka, 1, 3); /* a miss per row otherwise */
-    if (src_row) sk_prefetch_row_l2(src_row, h->src_bytes);
-    if (h->x_start && h->seen[ka] == 0) sk_prefetch_row_l2(sk_seg_x_row(job, ka, sk_es(DT)), h->src_bytes);
+    sk_prefetch_row_l2(SK_SEG_NAME(sk_seg_loop_acc)(job, lp, ka, DT), lp->acc_bytes);
+    __builtin_prefetch(lp->seen + ka, 1, 3); /* a miss per row otherwise */
+    if (src_row) sk_prefetch_row_l2(src_row, lp->src_bytes);
+    if (lp->x_start && lp->seen[ka] == 0)
+        sk_prefetch_row_l2(sk_seg_x_row(job, ka, sk_es(DT)), lp->src_bytes);
 }
 
 /* Scan (direct, few groups): group g's rows of the window, found by
@@ -101,7 +103,7 @@ SK_INLINE void SK_SEG_NAME(sk_seg_scan)(const sk_seg_job *job, int64_t g, const 
     _Static_assert(RING >= BLOCK + SK_SEG_AHEAD && (RING & (RING - 1)) == 0, "the scan's ring");
     int32_t ring[RING];
     const uint32_t lo = (uint32_t)job->scan_lo[g], span = (uint32_t)job->scan_lo[g + 1] - lo;
-    const sk_seg_loop h = sk_seg_loop_of(job);
+    const sk_seg_loop lp = sk_seg_loop_of(job);
     const int32_t *restrict key = job->key;
     const int64_t wrows = job->wrows;
     uint32_t head = 0, tail = 0;
@@ -119,11 +121,12 @@ SK_INLINE void SK_SEG_NAME(sk_seg_scan)(const sk_seg_job *job, int64_t g, const 
         for (; head < until; head++) {
             if (head + SK_SEG_AHEAD < tail) {
                 int32_t ia = ring[(head + SK_SEG_AHEAD) % RING];
-                SK_SEG_NAME(sk_seg_ask)(job, &h, key[ia], sk_seg_loop_src(job, &h, ia), DT);
+                SK_SEG_NAME(sk_seg_ask)(job, &lp, key[ia], sk_seg_loop_src(job, &lp, ia), DT);
             }
             int32_t i = ring[head % RING], k = key[i];
-            SK_SEG_NAME(sk_seg_step)(job, &h, k, h.seen[k]++, SK_SEG_NAME(sk_seg_loop_acc)(job, &h, k, DT),
-                                     sk_seg_loop_src(job, &h, i), DT, RED);
+            char *a = SK_SEG_NAME(sk_seg_loop_acc)(job, &lp, k, DT);
+            SK_SEG_NAME(sk_seg_step)(job, &lp, k, lp.seen[k]++, a, sk_seg_loop_src(job, &lp, i),
+                                     DT, RED);
         }
     }
 }
@@ -138,15 +141,17 @@ SK_INLINE void SK_SEG_NAME(sk_seg_bucket)(const sk_seg_job *job, int64_t b, cons
         return;
     }
     const int64_t i0 = b > 0 ? job->bucket_end[b - 1] : 0, i1 = job->bucket_end[b];
-    const sk_seg_loop h = sk_seg_loop_of(job);
+    const sk_seg_loop lp = sk_seg_loop_of(job);
     const int32_t *restrict skey = job->staged_key;
     for (int64_t i = i0; i < i1; i++) {
         if (i + SK_SEG_AHEAD < i1) /* direct: src rows are not in order, only increasing */
-            SK_SEG_NAME(sk_seg_ask)(job, &h, skey[i + SK_SEG_AHEAD],
-                                    h.direct ? sk_seg_loop_row(job, &h, i + SK_SEG_AHEAD) : NULL, DT);
+            SK_SEG_NAME(sk_seg_ask)(job, &lp, skey[i + SK_SEG_AHEAD],
+                                    lp.direct ? sk_seg_loop_row(job, &lp, i + SK_SEG_AHEAD) : NULL,
+                                    DT);
         int32_t k = skey[i];
-        SK_SEG_NAME(sk_seg_step)(job, &h, k, h.seen[k]++, SK_SEG_NAME(sk_seg_loop_acc)(job, &h, k, DT),
-                                 sk_seg_loop_row(job, &h, i), DT, RED);
+        char *a = SK_SEG_NAME(sk_seg_loop_acc)(job, &lp, k, DT);
+        SK_SEG_NAME(sk_seg_step)(job, &lp, k, lp.seen[k]++, a, sk_seg_loop_row(job, &lp, i),
+                                 DT, RED);
     }
 }
 
