@@ -6,7 +6,7 @@ from . import _C
 from . import index_scatter, scatter, scatter_nd
 from ._args import (_GATHER_MODES, _REDUCE, _SCATTER_MODES, _TENSOR_SCATTER_MODES, _choice, _flag,
                     _is_axes, _slice_args, _source_shape, _written_grads)
-from ._grad_buffers import (_check_grad, _check_grad_out, _grad_buffer, _shape_arg, _source_grad,
+from ._grad_buffers import (_check_grad, _grad_buffer, _shape_arg, _source_grad, _view_input_grad,
                             _view_source)
 from ._tensors import Like, as_index, as_input, as_mask, shape_of
 
@@ -271,10 +271,8 @@ def slice_scatter_backward(grad_out, x, src, axis=0, start=None, stop=None, step
     op = "slice_scatter_backward"
     axes, starts, stops, steps = _slice_args(op, axis, start, stop, step)
     like = _like_grad(grad_out, op)
-    xs = _shape_arg(x, op, "x")
-    _check_grad_out(like, xs)
-    rx, gx = _grad_buffer(like, grad_x, xs, "grad_x")
-    rs, gs, _ = _view_source(like, src, None, grad_src, op, "src")
+    _, rx, gx = _view_input_grad(like, x, grad_x)
+    rs, gs, _ = _view_source(like, src, None, grad_src, "src")
     _C.slice_scatter_backward(as_input(grad_out, op, "grad_out"), axes, starts, stops, steps, gx, gs)
     _written_grads(grad_x, grad_src)
     return rx, rs
@@ -294,11 +292,9 @@ def diagonal_scatter_backward(grad_out, x, src, offset=0, axis1=0, axis2=1, *, g
     """
     op = "diagonal_scatter_backward"
     like = _like_grad(grad_out, op)
-    xs = _shape_arg(x, op, "x")
-    _check_grad_out(like, xs)
-    rx, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    xs, rx, gx = _view_input_grad(like, x, grad_x)
     shape_fn = _source_shape(_C.diagonal_scatter_source_shape, xs, offset, axis1, axis2)
-    rs, gs, finish = _view_source(like, src, shape_fn, grad_src, op, "src",
+    rs, gs, finish = _view_source(like, src, shape_fn, grad_src, "src",
                                    ((grad_x, "grad_x"), (grad_out, "grad_out")))
     _C.diagonal_scatter_backward(as_input(grad_out, op, "grad_out"), offset, axis1, axis2, gx, gs)
     if finish is not None:
@@ -320,11 +316,9 @@ def select_scatter_backward(grad_out, x, src, axis, index, *, grad_x=None, grad_
     """
     op = "select_scatter_backward"
     like = _like_grad(grad_out, op)
-    xs = _shape_arg(x, op, "x")
-    _check_grad_out(like, xs)
-    rx, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    xs, rx, gx = _view_input_grad(like, x, grad_x)
     shape_fn = _source_shape(_C.select_scatter_source_shape, xs, axis)
-    rs, gs, finish = _view_source(like, src, shape_fn, grad_src, op, "src",
+    rs, gs, finish = _view_source(like, src, shape_fn, grad_src, "src",
                                    ((grad_x, "grad_x"), (grad_out, "grad_out")))
     _C.select_scatter_backward(as_input(grad_out, op, "grad_out"), axis, index, gx, gs)
     if finish is not None:
@@ -348,12 +342,10 @@ def masked_scatter_backward(grad_out, x, mask, source, *, grad_x=None, grad_sour
     """
     op = "masked_scatter_backward"
     like = _like_grad(grad_out, op)
-    xs = _shape_arg(x, op, "x")
-    _check_grad_out(like, xs)
-    rx, gx = _grad_buffer(like, grad_x, xs, "grad_x")
+    xs, rx, gx = _view_input_grad(like, x, grad_x)
     mc = as_mask(mask, op)
     shape_fn = _source_shape(_C.masked_scatter_source_shape, xs, mc)
-    rs, gs, finish = _view_source(like, source, shape_fn, grad_source, op, "source",
+    rs, gs, finish = _view_source(like, source, shape_fn, grad_source, "source",
                                    ((grad_x, "grad_x"), (grad_out, "grad_out")))
     _C.masked_scatter_backward(as_input(grad_out, op, "grad_out"), mc, gx, gs)
     if finish is not None:
@@ -381,9 +373,7 @@ def tensor_scatter_backward(grad_out, cache, update, write_indices=None, *, axis
     op = "tensor_scatter_backward"
     m = _choice(_TENSOR_SCATTER_MODES, mode, op, "mode")
     like = _like_grad(grad_out, op)
-    cs = _shape_arg(cache, op, "cache")
-    _check_grad_out(like, cs, "cache")
-    rc, gc = _grad_buffer(like, grad_cache, cs, "grad_cache")
+    _, rc, gc = _view_input_grad(like, cache, grad_cache, "cache")
     us = _shape_arg(update, op, "update")
     ru, gu = _grad_buffer(like, None if grad_update is False else grad_update, us, "grad_update")
     wc = None if write_indices is None else as_index(write_indices, op, "write_indices")

@@ -58,13 +58,17 @@ def _check_grad(like, given, shape, name):
         raise ValueError(f"{op}: {name} must have shape {list(shape)}, got {list(got_shape)}")
 
 
-def _check_grad_out(like, shape, whose="x"):
-    """grad_out of a view-type backward has the forward input's shape (C
-    would name the gradient it allocates from that shape instead)."""
+def _view_input_grad(like, x, given, name="x"):
+    """(x's shape, grad returned, grad for C) of the input of a view-type
+    backward (x, or tensor_scatter's cache; a tensor or its shape). grad_out
+    has that shape, checked here so that the error names grad_out (C would
+    name the gradient it allocates from that shape)."""
+    shape = _shape_arg(x, like.op, name)
     got = shape_of(like.x, like.op, "grad_out")
-    if got != tuple(shape):
-        raise ValueError(f"{like.op}: grad_out must have shape {list(shape)} ({whose}'s), "
+    if got != shape:
+        raise ValueError(f"{like.op}: grad_out must have shape {list(shape)} ({name}'s), "
                          f"got {list(got)}")
+    return (shape,) + _grad_buffer(like, given, shape, "grad_" + name)
 
 
 def _byte_span(v):
@@ -157,13 +161,13 @@ def _source_grad(like_x, like, src, arg, shape_fn, given, others=()):
     return like_x.source(src, arg, shape_fn), res, gc, None
 
 
-def _view_source(like, src, shape_fn, given, op, arg, others=()):
+def _view_source(like, src, shape_fn, given, arg, others=()):
     """src of a view-type scatter backward (tensor, shape or scalar) ->
     (grad returned, grad for C, finish)."""
     src = plain_scalar(src)
     if is_scalar(src):
         return None, None, None
-    shape = _shape_arg(src, op, arg)  # only its shape is read
+    shape = _shape_arg(src, like.op, arg)  # only its shape is read
     if shape == () and shape_fn is not None and given is not False:
         full_shape = shape_fn()
         if full_shape:

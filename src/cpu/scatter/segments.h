@@ -117,6 +117,11 @@ SK_INLINE const char *sk_seg_src_row(const sk_seg_job *job, int64_t i) {
     int64_t r = job->w0 + i;
     return job->p->dense + (ptrdiff_t)sk_seg_src_offset(job, r) * (ptrdiff_t)job->p->elem_size;
 }
+/* What a loop asks for of a row ahead: the row, up to its first 256 bytes. */
+SK_INLINE size_t sk_seg_prefetch_bytes(size_t row_bytes) {
+    return row_bytes < 256 ? row_bytes : 256;
+}
+
 /* The window's rows in src for a loop over them, kept in its locals (the
  * loop's stores through char pointers may alias the job, whose fields the
  * compiler would otherwise read again at every row): with one row

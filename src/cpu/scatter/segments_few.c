@@ -150,7 +150,7 @@ SK_INLINE void sk_few_row(const sk_few_job *f, int64_t k, int64_t n, const char 
                           const sk_dtype DT, const sk_reduce OP) {
     bool set;
     char *dest = sk_few_dest(f, k, n, DT, &set);
-    sk_seg_parts_step(&f->pt, dest, row, set, DT, OP);
+    sk_seg_parts_step(dest, row, f->job.len, set, DT, OP);
 }
 
 /* Whether key k's chunk at its n-th row is open and stretch `from`'s own:
@@ -196,7 +196,7 @@ SK_INLINE void sk_few_fold(const sk_few_job *f, int64_t c, int64_t lo, int64_t h
             bool set;
             dest[k] = sk_few_dest(f, k, n, DT, &set);
             left[k] = SK_CANONICAL_CHUNK - 1 - (int32_t)(n % SK_CANONICAL_CHUNK);
-            sk_seg_parts_step(&f->pt, dest[k], row, set, DT, OP);
+            sk_seg_parts_step(dest[k], row, len, set, DT, OP);
         }
     }
     bool open[SK_SEG_FEW_MAX_KEYS];

@@ -35,8 +35,6 @@ typedef struct sk_seg_loop {
     bool set_from_x, x_start;
 } sk_seg_loop;
 
-SK_INLINE size_t sk_seg_prefetch_bytes(size_t row) { return row < 256 ? row : 256; }
-
 SK_INLINE sk_seg_loop sk_seg_loop_of(const sk_seg_job *job) {
     const size_t es = job->p->elem_size;
     sk_seg_loop lp;
@@ -58,13 +56,9 @@ SK_INLINE sk_seg_loop sk_seg_loop_of(const sk_seg_job *job) {
     lp.src = sk_seg_src_rows_of(job);
     return lp;
 }
-/* The window's row i in src. */
-SK_INLINE const char *sk_seg_loop_src(const sk_seg_job *job, const sk_seg_loop *lp, int64_t i) {
-    return sk_seg_src_rows_at(job, &lp->src, i);
-}
 /* The i-th row of the window's staging order (sk_seg_row). */
 SK_INLINE const char *sk_seg_loop_row(const sk_seg_job *job, const sk_seg_loop *lp, int64_t i) {
-    if (lp->direct) return sk_seg_loop_src(job, lp, lp->staged_pos[i]);
+    if (lp->direct) return sk_seg_src_rows_at(job, &lp->src, lp->staged_pos[i]);
     return lp->staged + (size_t)i * lp->stage_row;
 }
 

@@ -121,12 +121,13 @@ SK_INLINE void SK_SEG_NAME(sk_seg_scan)(const sk_seg_job *job, int64_t g, const 
         for (; head < until; head++) {
             if (head + SK_SEG_AHEAD < tail) {
                 int32_t ia = ring[(head + SK_SEG_AHEAD) % RING];
-                SK_SEG_NAME(sk_seg_ask)(job, &lp, key[ia], sk_seg_loop_src(job, &lp, ia), DT);
+                const char *row_a = sk_seg_src_rows_at(job, &lp.src, ia);
+                SK_SEG_NAME(sk_seg_ask)(job, &lp, key[ia], row_a, DT);
             }
             int32_t i = ring[head % RING], k = key[i];
             char *a = SK_SEG_NAME(sk_seg_loop_acc)(job, &lp, k, DT);
-            SK_SEG_NAME(sk_seg_step)(job, &lp, k, lp.seen[k]++, a, sk_seg_loop_src(job, &lp, i),
-                                     DT, RED);
+            const char *row = sk_seg_src_rows_at(job, &lp.src, i);
+            SK_SEG_NAME(sk_seg_step)(job, &lp, k, lp.seen[k]++, a, row, DT, RED);
         }
     }
 }
@@ -150,8 +151,8 @@ SK_INLINE void SK_SEG_NAME(sk_seg_bucket)(const sk_seg_job *job, int64_t b, cons
                                     DT);
         int32_t k = skey[i];
         char *a = SK_SEG_NAME(sk_seg_loop_acc)(job, &lp, k, DT);
-        SK_SEG_NAME(sk_seg_step)(job, &lp, k, lp.seen[k]++, a, sk_seg_loop_row(job, &lp, i),
-                                 DT, RED);
+        const char *row = sk_seg_loop_row(job, &lp, i);
+        SK_SEG_NAME(sk_seg_step)(job, &lp, k, lp.seen[k]++, a, row, DT, RED);
     }
 }
 

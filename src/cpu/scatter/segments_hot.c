@@ -100,16 +100,15 @@ static bool sk_hot_applies(const sk_plan *p, const sk_exec *ex, const sk_tensor 
 SK_INLINE void sk_hot_chunk(const sk_hot_job *h, char *dest, int64_t i0, int64_t i1, bool first,
                             const sk_dtype DT, const sk_reduce OP) {
     const sk_seg_job *job = &h->job;
-    const size_t es = sk_es(DT), bytes = (size_t)job->len * es < 256 ? (size_t)job->len * es : 256;
+    const int64_t len = job->len;
+    const size_t bytes = sk_seg_prefetch_bytes((size_t)len * sk_es(DT));
     const sk_seg_src_rows src = sk_seg_src_rows_of(job);
     const int32_t *restrict perm = h->sort.perm;
-    const int64_t len = job->len;
     for (int64_t i = i0; i < i1; i++) {
         if (i + SK_SEG_AHEAD < i1)
             sk_prefetch_row_l2(sk_seg_src_rows_at(job, &src, perm[i + SK_SEG_AHEAD]), bytes);
         const char *row = sk_seg_src_rows_at(job, &src, perm[i]);
-        if (first && i == i0) sk_seg_parts_step(&h->pt, dest, row, true, DT, OP);
-        else sk_seg_parts_fold(dest, row, len, DT, OP);
+        sk_seg_parts_step(dest, row, len, first && i == i0, DT, OP);
     }
 }
 

@@ -83,11 +83,10 @@ SK_INLINE void sk_seg_parts_fold(char *dest, const char *row, int64_t len, const
     else sk_seg_fold_f(dest, row, len, DT, OP); /* float32, or 16-bit rows into float32 */
 }
 
-/* Row `row` into `dest`: set (the first of a chunk, from the identity: a
- * NaN quieted), else folded. */
-SK_INLINE void sk_seg_parts_step(const sk_seg_parts *pt, char *dest, const char *row, bool set,
+/* Row `row` (len values) into `dest`: set (the first of a chunk, from the
+ * identity: a NaN quieted), else folded. */
+SK_INLINE void sk_seg_parts_step(char *dest, const char *row, int64_t len, bool set,
                                  const sk_dtype DT, const sk_reduce OP) {
-    const int64_t len = pt->job->len;
     if (!set) sk_seg_parts_fold(dest, row, len, DT, OP);
     else if (DT == SK_DTYPE_FLOAT64) sk_seg_start_d(dest, row, len, DT, OP);
     else sk_seg_start_f(dest, row, len, DT, OP);

@@ -87,7 +87,7 @@ SK_INLINE void SK_RUNS_NAME(sk_seg_runs)(const sk_seg_runs *rn, int64_t s, int t
      * compiler read the job's fields again at every row */
     const int64_t len = job->len;
     const bool self = job->p->include_self;
-    const size_t src_bytes = (size_t)len * ES < 256 ? (size_t)len * ES : 256;
+    const size_t src_bytes = sk_seg_prefetch_bytes((size_t)len * ES);
     const sk_seg_src_rows src = sk_seg_src_rows_of(job);
     int32_t key[BLOCK];
     int64_t k = -1, n = 0, next = rn->first_key[s]; /* next: the first key not written yet */
