@@ -157,6 +157,27 @@ SK_INLINE void sk_prefetch_row_l2(const void *row, size_t bytes) {
     for (uintptr_t a = (uintptr_t)row & ~(uintptr_t)63; a <= last; a += 64)
         __builtin_prefetch((const void *)a, 0, 2);
 }
+/* Asks for `lines` (1 to 4) lines into L2 from the line of `row`, without
+ * a loop: the fold loops' look-ahead, where sk_prefetch_row_l2's loop over
+ * the lines showed in the fold's time (docs/PERF-LOG.md, 2026-11-29,
+ * thirteenth session). A row that does not start on a line gets its first
+ * `lines` lines only. */
+SK_INLINE void sk_prefetch_lines_l2(const void *row, int lines) {
+    const char *a = (const char *)((uintptr_t)row & ~(uintptr_t)63);
+    switch (lines) {
+    case 4: __builtin_prefetch(a + 192, 0, 2); /* fall through */
+    case 3: __builtin_prefetch(a + 128, 0, 2); /* fall through */
+    case 2: __builtin_prefetch(a + 64, 0, 2);  /* fall through */
+    default: __builtin_prefetch(a, 0, 2);
+    }
+}
+/* The lines sk_prefetch_lines_l2 asks for rows of `bytes` at base + i *
+ * step: up to 4, one more where the rows may not start on a line. */
+SK_INLINE int sk_prefetch_lines_of(const void *base, ptrdiff_t step, size_t bytes) {
+    bool on_lines = (uintptr_t)base % 64 == 0 && step % 64 == 0;
+    size_t n = (bytes + (on_lines ? 63 : 127)) / 64;
+    return n > 4 ? 4 : n < 1 ? 1 : (int)n;
+}
 /* Asks for a row about to be written (into L1), every line it touches. */
 SK_INLINE void sk_prefetch_row_w(const void *row, size_t bytes) {
     uintptr_t last = (uintptr_t)row + (bytes ? bytes - 1 : 0);

@@ -300,3 +300,45 @@ def test_half_rows_start_from_x_in_float32(dtype, expanded):
     for n, got, kernel in with_threads((1, 2, 3), call):
         assert kernel.startswith("cpu/scatter/segments"), (n, kernel)
         assert torch.equal(got.view(torch.int16), want.view(torch.int16)), (n, kernel)
+
+
+def _rows_layout(kind, rng, n_rows, n_keys, cols):
+    """x, updates and the call for a layout of W2's fold: the fold loops are
+    compiled apart for flat rows into a row-major out (the lean loop) and for
+    the rest, and both must give the canonical bits."""
+    idx = rng.integers(0, n_keys, n_rows)
+    idx[: n_rows // 3] = 5  # a target with hundreds of rows: several chunks
+    rng.shuffle(idx)
+    u = rng.standard_normal((n_rows, cols)).astype(np.float32)
+    x = rng.standard_normal((n_keys, cols)).astype(np.float32)
+    if kind == "unaligned_src":  # rows 4 bytes past a cache line
+        shifted = np.empty(n_rows * cols + 1, np.float32)[1:].reshape(n_rows, cols)
+        shifted[...] = u
+        u = shifted
+    if kind == "strided_src":
+        wide = rng.standard_normal((n_rows, cols + 16)).astype(np.float32)
+        u = wide[:, :cols]
+    if kind == "fortran_out":  # keys' rows of out not row-major
+        out = np.asfortranarray(x)
+        return x, idx, u, lambda: sk.index_scatter(out.copy(order="F"), idx, u, 0,
+                                                   reduce="sum", out=out.copy(order="F"))
+    if kind == "rows_2d":  # scatter_nd over two row dimensions that do not merge
+        half = n_rows // 2
+        i2 = idx[: 2 * half].reshape(2, half, 1)
+        wide = np.zeros((2, half + 7, cols), np.float32)
+        wide[:, :half] = u[: 2 * half].reshape(2, half, cols)
+        u2 = wide[:, :half]
+        return x, idx[: 2 * half], u[: 2 * half], lambda: sk.scatter_nd(x, i2, u2, reduce="sum")
+    return x, idx, u, lambda: sk.index_scatter(x, idx, u, 0, reduce="sum")
+
+
+@pytest.mark.parametrize("kind", [
+    "flat", "unaligned_src", "strided_src", "fortran_out", "rows_2d"])
+def test_fold_loop_layouts_same_canonical_bits(kind):
+    from helpers_canonical import canonical_rows, with_threads
+    rng = np.random.default_rng(8)
+    x, idx, u, call = _rows_layout(kind, rng, 24000, 1200, 32)
+    want = canonical_rows(np.ascontiguousarray(x), idx, np.ascontiguousarray(u), "sum", True)
+    for n, got, kernel in with_threads((1, 2, 3, 16), call):
+        assert kernel.startswith("cpu/scatter/segments"), (n, kernel)
+        assert np.array_equal(np.asarray(got).view(np.uint32), want.view(np.uint32)), (n, kernel)

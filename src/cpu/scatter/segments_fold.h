@@ -26,7 +26,8 @@ typedef struct sk_seg_loop {
     const char *staged;
     sk_seg_src_rows src;
     char *acc;
-    size_t stage_row, acc_row, acc_bytes, src_bytes; /* *_bytes: what a row's prefetch asks for */
+    size_t stage_row, acc_row;
+    int acc_lines, src_lines; /* what a row's look-ahead asks for (sk_prefetch_lines_l2) */
     int64_t len;
     bool direct, flat_acc, include_self;
     /* set_from_x: a working row not filled from x before the fold is set
@@ -48,17 +49,36 @@ SK_INLINE sk_seg_loop sk_seg_loop_of(const sk_seg_job *job) {
     lp.set_from_x = job->acc && !job->acc_from_x;
     lp.x_start = lp.set_from_x && lp.include_self;
     lp.acc_row = (size_t)job->len * job->acc_size;
-    lp.acc_bytes = sk_seg_prefetch_bytes(lp.acc_row);
-    lp.src_bytes = sk_seg_prefetch_bytes((size_t)job->len * es);
     lp.flat_acc = job->acc || job->out_row_major;
     lp.acc = job->acc ? job->acc
             : job->out_row_major ? job->p->target + (size_t)(job->k0 * job->len) * es : NULL;
     lp.src = sk_seg_src_rows_of(job);
+    /* rows elsewhere (not flat) are taken as off the lines */
+    lp.acc_lines = sk_prefetch_lines_of(lp.flat_acc ? (const void *)lp.acc : (const void *)1,
+                                        (ptrdiff_t)lp.acc_row, lp.acc_row);
+    lp.src_lines = sk_prefetch_lines_of(lp.src.flat ? (const void *)lp.src.at : (const void *)1,
+                                        lp.src.step, (size_t)job->len * es);
     return lp;
 }
+/* Whether a fold loop of the job is the lean one: keys accumulate at
+ * acc + k * acc_row, src's rows are flat and no working row starts from x
+ * at its first row (sk_seg_loop's set_from_x with include_self). The loops
+ * are compiled for it apart (LEAN true), without the tests for the other
+ * layouts (docs/PERF-LOG.md, 2026-11-29, thirteenth session). */
+SK_INLINE bool sk_seg_loop_lean(const sk_seg_job *job) {
+    bool x_start = job->acc && !job->acc_from_x && job->p->include_self;
+    return (job->acc || job->out_row_major) && job->rows.ndim == 1 && !x_start;
+}
+/* The window's row i in src (sk_seg_src_rows_at), flat where LEAN. */
+SK_INLINE const char *sk_seg_loop_src(const sk_seg_job *job, const sk_seg_loop *lp, int64_t i,
+                                      const bool LEAN) {
+    if (LEAN) return lp->src.at + (ptrdiff_t)i * lp->src.step;
+    return sk_seg_src_rows_at(job, &lp->src, i);
+}
 /* The i-th row of the window's staging order (sk_seg_row). */
-SK_INLINE const char *sk_seg_loop_row(const sk_seg_job *job, const sk_seg_loop *lp, int64_t i) {
-    if (lp->direct) return sk_seg_src_rows_at(job, &lp->src, lp->staged_pos[i]);
+SK_INLINE const char *sk_seg_loop_row(const sk_seg_job *job, const sk_seg_loop *lp, int64_t i,
+                                      const bool LEAN) {
+    if (lp->direct) return sk_seg_loop_src(job, lp, lp->staged_pos[i], LEAN);
     return lp->staged + (size_t)i * lp->stage_row;
 }
 

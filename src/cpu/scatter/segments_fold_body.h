@@ -48,8 +48,8 @@ SK_INLINE char *SK_SEG_NAME(sk_seg_acc_row)(const sk_seg_job *job, int64_t k, co
     return job->p->target + (ptrdiff_t)sk_seg_out_offset(job, k) * (ptrdiff_t)sk_es(DT);
 }
 SK_INLINE char *SK_SEG_NAME(sk_seg_loop_acc)(const sk_seg_job *job, const sk_seg_loop *lp,
-                                            int64_t k, const sk_dtype DT) {
-    if (lp->flat_acc) return lp->acc + (size_t)k * lp->acc_row;
+                                            int64_t k, const sk_dtype DT, const bool LEAN) {
+    if (LEAN || lp->flat_acc) return lp->acc + (size_t)k * lp->acc_row;
     return SK_SEG_NAME(sk_seg_acc_row)(job, k, DT);
 }
 SK_INLINE char *SK_SEG_NAME(sk_seg_part_row)(const sk_seg_job *job, int64_t k) {
@@ -59,7 +59,7 @@ SK_INLINE char *SK_SEG_NAME(sk_seg_part_row)(const sk_seg_job *job, int64_t k) {
 /* One row of key k, the key's s-th, into its value at a. */
 SK_INLINE void SK_SEG_NAME(sk_seg_step)(const sk_seg_job *job, const sk_seg_loop *lp, int64_t k,
                                         int64_t s, char *a, const char *row, const sk_dtype DT,
-                                        const sk_reduce RED) {
+                                        const sk_reduce RED, const bool LEAN) {
     const sk_reduce OP = RED == SK_REDUCE_MEAN ? SK_REDUCE_SUM : RED;
     const bool CHUNKED = SK_IS_FLOAT(DT) && (OP == SK_REDUCE_SUM || OP == SK_REDUCE_PROD);
     const int64_t len = lp->len;
@@ -67,7 +67,7 @@ SK_INLINE void SK_SEG_NAME(sk_seg_step)(const sk_seg_job *job, const sk_seg_loop
         SK_SEG_NAME(sk_seg_start)(a, row, len, DT, OP);
         return;
     }
-    if (s == 0 && lp->set_from_x) /* the working row starts from x */
+    if (s == 0 && !LEAN && lp->set_from_x) /* the working row starts from x */
         SK_SEG_NAME(sk_seg_set)(a, sk_seg_x_row(job, k, sk_es(DT)), len, DT);
     if (!CHUNKED || s < SK_CANONICAL_CHUNK) {
         SK_SEG_NAME(sk_seg_fold)(a, row, len, DT, OP);
@@ -86,19 +86,19 @@ SK_INLINE void SK_SEG_NAME(sk_seg_step)(const sk_seg_job *job, const sk_seg_loop
  * accumulates, its count, the src row, and x's row where a working row
  * starts from it (at random: only for a key not seen yet). */
 SK_INLINE void SK_SEG_NAME(sk_seg_ask)(const sk_seg_job *job, const sk_seg_loop *lp, int32_t ka,
-                                       const char *src_row, const sk_dtype DT) {
-    sk_prefetch_row_l2(SK_SEG_NAME(sk_seg_loop_acc)(job, lp, ka, DT), lp->acc_bytes);
+                                       const char *src_row, const sk_dtype DT, const bool LEAN) {
+    sk_prefetch_lines_l2(SK_SEG_NAME(sk_seg_loop_acc)(job, lp, ka, DT, LEAN), lp->acc_lines);
     __builtin_prefetch(lp->seen + ka, 1, 3); /* a miss per row otherwise */
-    if (src_row) sk_prefetch_row_l2(src_row, lp->src_bytes);
-    if (lp->x_start && lp->seen[ka] == 0)
-        sk_prefetch_row_l2(sk_seg_x_row(job, ka, sk_es(DT)), lp->src_bytes);
+    if (src_row) sk_prefetch_lines_l2(src_row, lp->src_lines);
+    if (!LEAN && lp->x_start && lp->seen[ka] == 0)
+        sk_prefetch_lines_l2(sk_seg_x_row(job, ka, sk_es(DT)), lp->src_lines);
 }
 
 /* Scan (direct, few groups): group g's rows of the window, found by
  * scanning every key of the window a block at a time into a ring of the
  * group's rows, each folded into its key's value in position order. */
 SK_INLINE void SK_SEG_NAME(sk_seg_scan)(const sk_seg_job *job, int64_t g, const sk_dtype DT,
-                                        const sk_reduce RED) {
+                                        const sk_reduce RED, const bool LEAN) {
     enum { BLOCK = 256, RING = 512 }; /* RING: a power of two, >= BLOCK + SK_SEG_AHEAD */
     _Static_assert(RING >= BLOCK + SK_SEG_AHEAD && (RING & (RING - 1)) == 0, "the scan's ring");
     int32_t ring[RING];
@@ -121,13 +121,13 @@ SK_INLINE void SK_SEG_NAME(sk_seg_scan)(const sk_seg_job *job, int64_t g, const 
         for (; head < until; head++) {
             if (head + SK_SEG_AHEAD < tail) {
                 int32_t ia = ring[(head + SK_SEG_AHEAD) % RING];
-                const char *row_a = sk_seg_src_rows_at(job, &lp.src, ia);
-                SK_SEG_NAME(sk_seg_ask)(job, &lp, key[ia], row_a, DT);
+                const char *row_a = sk_seg_loop_src(job, &lp, ia, LEAN);
+                SK_SEG_NAME(sk_seg_ask)(job, &lp, key[ia], row_a, DT, LEAN);
             }
             int32_t i = ring[head % RING], k = key[i];
-            char *a = SK_SEG_NAME(sk_seg_loop_acc)(job, &lp, k, DT);
-            const char *row = sk_seg_src_rows_at(job, &lp.src, i);
-            SK_SEG_NAME(sk_seg_step)(job, &lp, k, lp.seen[k]++, a, row, DT, RED);
+            char *a = SK_SEG_NAME(sk_seg_loop_acc)(job, &lp, k, DT, LEAN);
+            const char *row = sk_seg_loop_src(job, &lp, i, LEAN);
+            SK_SEG_NAME(sk_seg_step)(job, &lp, k, lp.seen[k]++, a, row, DT, RED, LEAN);
         }
     }
 }
@@ -135,10 +135,10 @@ SK_INLINE void SK_SEG_NAME(sk_seg_scan)(const sk_seg_job *job, int64_t g, const 
 /* Bucket b's staged rows (direct: group b's), in position order, each into
  * its key's value (the keys' rows of later rows asked for SK_SEG_AHEAD rows
  * early). */
-SK_INLINE void SK_SEG_NAME(sk_seg_bucket)(const sk_seg_job *job, int64_t b, const sk_dtype DT,
-                                          const sk_reduce RED) {
+SK_INLINE void SK_SEG_NAME(sk_seg_bucket_as)(const sk_seg_job *job, int64_t b, const sk_dtype DT,
+                                             const sk_reduce RED, const bool LEAN) {
     if (job->scan) {
-        SK_SEG_NAME(sk_seg_scan)(job, b, DT, RED);
+        SK_SEG_NAME(sk_seg_scan)(job, b, DT, RED, LEAN);
         return;
     }
     const int64_t i0 = b > 0 ? job->bucket_end[b - 1] : 0, i1 = job->bucket_end[b];
@@ -147,13 +147,21 @@ SK_INLINE void SK_SEG_NAME(sk_seg_bucket)(const sk_seg_job *job, int64_t b, cons
     for (int64_t i = i0; i < i1; i++) {
         if (i + SK_SEG_AHEAD < i1) /* direct: src rows are not in order, only increasing */
             SK_SEG_NAME(sk_seg_ask)(job, &lp, skey[i + SK_SEG_AHEAD],
-                                    lp.direct ? sk_seg_loop_row(job, &lp, i + SK_SEG_AHEAD) : NULL,
-                                    DT);
+                                    lp.direct ? sk_seg_loop_row(job, &lp, i + SK_SEG_AHEAD, LEAN)
+                                              : NULL,
+                                    DT, LEAN);
         int32_t k = skey[i];
-        char *a = SK_SEG_NAME(sk_seg_loop_acc)(job, &lp, k, DT);
-        const char *row = sk_seg_loop_row(job, &lp, i);
-        SK_SEG_NAME(sk_seg_step)(job, &lp, k, lp.seen[k]++, a, row, DT, RED);
+        char *a = SK_SEG_NAME(sk_seg_loop_acc)(job, &lp, k, DT, LEAN);
+        const char *row = sk_seg_loop_row(job, &lp, i, LEAN);
+        SK_SEG_NAME(sk_seg_step)(job, &lp, k, lp.seen[k]++, a, row, DT, RED, LEAN);
     }
+}
+/* The fold of bucket b, its loop compiled twice: for the common layout
+ * (sk_seg_loop_lean) with the other layouts' tests gone, else general. */
+SK_INLINE void SK_SEG_NAME(sk_seg_bucket)(const sk_seg_job *job, int64_t b, const sk_dtype DT,
+                                          const sk_reduce RED) {
+    if (sk_seg_loop_lean(job)) SK_SEG_NAME(sk_seg_bucket_as)(job, b, DT, RED, true);
+    else SK_SEG_NAME(sk_seg_bucket_as)(job, b, DT, RED, false);
 }
 
 /* Keys [klo, khi) after the last window: the chunk in progress folded in,
