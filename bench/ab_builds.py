@@ -11,7 +11,7 @@ phases of a shared machine, which move a workload's time by half within
 minutes, fall on both alike (docs/PERF-LOG.md, 2026-11-29, thirteenth
 session). Prints each build's median and fastest call, NEW over OLD, and
 whether their results have the same bits. Scatter-type rows workloads only:
-W2, W2-float64, W3-amax/mean/prod, W4, W5, W8.
+W2, W2-float64, W3-amax/mean/prod, W4, W5, W8, W5-sorted, HOT, HOT-bfloat16.
 """
 import argparse
 import ctypes
@@ -36,7 +36,19 @@ WORKLOADS = {
     "W4": ("sk_scatter", torch.bfloat16, "sum", True),
     "W5": ("sk_index_scatter", torch.float32, "sum", True),
     "W8": ("sk_scatter_nd", torch.float32, "sum", True),
+    "W5-sorted": ("sk_index_scatter", torch.float32, "sum", True),
+    "HOT": ("sk_index_scatter", torch.float32, "sum", True),
+    "HOT-bfloat16": ("sk_index_scatter", torch.bfloat16, "sum", True),
 }
+
+
+def index_of(wid):
+    """The workload's 1-d index: uniform over K targets, sorted (W5-sorted),
+    or over 10 targets (HOT, BENCH.md's contention case)."""
+    if wid.startswith("HOT"):
+        return torch.randint(0, 10, (N,)), 10
+    index = torch.randint(0, K, (N,))
+    return (index.sort().values if wid == "W5-sorted" else index), K
 
 
 class Options(ctypes.Structure):
@@ -86,14 +98,14 @@ def main():
     ap.add_argument("--calls", type=int, default=30, help="calls of each build per workload")
     args = ap.parse_args()
     libs = [ctypes.CDLL(os.path.abspath(p), mode=os.RTLD_LOCAL) for p in (args.old, args.new)]
-    torch.manual_seed(0)
-    index = torch.randint(0, K, (N,))
     for wid in args.only.split(","):
         if wid not in WORKLOADS:
             raise SystemExit("unknown workload %s (one of %s)" % (wid, ", ".join(WORKLOADS)))
+        torch.manual_seed(0)
+        index, targets = index_of(wid)
         dtype = WORKLOADS[wid][1]
         src = torch.randn(N, C).to(dtype)
-        x = torch.randn(K, C).to(dtype)
+        x = torch.randn(targets, C).to(dtype)
         outs = [torch.empty_like(x) for _ in libs]
         calls = [make_call(lib, wid, index, src, x, o, args.threads) for lib, o in zip(libs, outs)]
         for call in calls:
