@@ -60,14 +60,14 @@ SK_INLINE sk_seg_loop sk_seg_loop_of(const sk_seg_job *job) {
                                         lp.src.step, (size_t)job->len * es);
     return lp;
 }
-/* Whether a fold loop of the job is the lean one: keys accumulate at
+/* Whether the job's fold loops are the lean ones: keys accumulate at
  * acc + k * acc_row, src's rows are flat and no working row starts from x
- * at its first row (sk_seg_loop's set_from_x with include_self). The loops
- * are compiled for it apart (LEAN true), without the tests for the other
- * layouts (docs/PERF-LOG.md, 2026-11-29, thirteenth session). */
+ * at its key's first row. The loops are compiled for it apart (LEAN true),
+ * without the tests for the other layouts (docs/PERF-LOG.md, 2026-11-29,
+ * thirteenth session). */
 SK_INLINE bool sk_seg_loop_lean(const sk_seg_job *job) {
-    bool x_start = job->acc && !job->acc_from_x && job->p->include_self;
-    return (job->acc || job->out_row_major) && job->rows.ndim == 1 && !x_start;
+    const sk_seg_loop lp = sk_seg_loop_of(job);
+    return lp.flat_acc && lp.src.flat && !lp.x_start;
 }
 /* The window's row i in src (sk_seg_src_rows_at), flat where LEAN. */
 SK_INLINE const char *sk_seg_loop_src(const sk_seg_job *job, const sk_seg_loop *lp, int64_t i,
