@@ -41,9 +41,21 @@ SK_INLINE uint16_t sk_half_round(float v, uint16_t old, const bool bf16, bool se
     uint16_t keep = (uint16_t)(0u - ((unsigned)(v != v) & (unsigned)(o != o) & same));
     return (uint16_t)((old & keep) | (h & (uint16_t)~keep));
 }
-/* dst and old may be the same memory (stride ds, os); self: x was folded in */
+SK_INLINE bool sk_f32_run_has_nan(const float *restrict v, int64_t n) {
+    unsigned any = 0;
+    for (int64_t k = 0; k < n; k++) any |= (unsigned)(v[k] != v[k]);
+    return any != 0;
+}
+/* dst and old may be the same memory (stride ds, os); self: x was folded
+ * in. old is read only for a run with a NaN, the one value it can decide:
+ * a segments finish reads x's row again for it otherwise. */
 SK_INLINE void sk_f32_run_to_half(uint16_t *dst, ptrdiff_t ds, const uint16_t *old, ptrdiff_t os,
                                   const float *restrict v, int64_t n, bool bf16, bool self) {
+    if (!sk_f32_run_has_nan(v, n)) {
+        if (bf16) for (int64_t k = 0; k < n; k++) dst[k * ds] = sk_f32_to_bf16(v[k]);
+        else for (int64_t k = 0; k < n; k++) dst[k * ds] = sk_f32_to_f16(v[k]);
+        return;
+    }
     if (bf16) for (int64_t k = 0; k < n; k++) dst[k * ds] = sk_half_round(v[k], old[k * os], true, self);
     else for (int64_t k = 0; k < n; k++) dst[k * ds] = sk_half_round(v[k], old[k * os], false, self);
 }
