@@ -255,7 +255,10 @@ static void sk_seg_fold_keys(sk_seg_job *job_, int nt) {
             sk_parallel_chunks(nt, job.nbuckets, job.nbuckets, sk_seg_bucket_task, &job);
         }
     }
-    if (sk_scatter_folds_chunks(p) || p->reduce == SK_REDUCE_MEAN || job.acc)
+    /* the finish has work where keys accumulate in working rows, for mean,
+     * and for a key past its first canonical chunk (a partial row taken) */
+    bool parts = sk_scatter_folds_chunks(p) && atomic_load(job.next_part) > 0;
+    if (parts || p->reduce == SK_REDUCE_MEAN || job.acc)
         sk_parallel_chunks(nt, job.nwin, sk_chunks_for(nt, job.nwin, job.len), sk_seg_finish_task,
                            &job);
 }
