@@ -158,8 +158,8 @@ SK_INLINE void sk_prefetch_row_l2(const void *row, size_t bytes) {
         __builtin_prefetch((const void *)a, 0, 2);
 }
 /* Asks for `lines` (1 to 4) lines into L2 from the line of `row`, without
- * a loop: the fold loops' look-ahead, where sk_prefetch_row_l2's loop over
- * the lines showed in the fold's time (docs/PERF-LOG.md, 2026-11-29,
+ * a loop: the segments loops' look-ahead, where sk_prefetch_row_l2's loop
+ * over the lines showed in the fold's time (docs/PERF-LOG.md, 2026-11-29,
  * thirteenth session). A row that does not start on a line gets its first
  * `lines` lines only. */
 SK_INLINE void sk_prefetch_lines_l2(const void *row, int lines) {

@@ -117,11 +117,6 @@ SK_INLINE const char *sk_seg_src_row(const sk_seg_job *job, int64_t i) {
     int64_t r = job->w0 + i;
     return job->p->dense + (ptrdiff_t)sk_seg_src_offset(job, r) * (ptrdiff_t)job->p->elem_size;
 }
-/* What a loop asks for of a row ahead: the row, up to its first 256 bytes. */
-SK_INLINE size_t sk_seg_prefetch_bytes(size_t row_bytes) {
-    return row_bytes < 256 ? row_bytes : 256;
-}
-
 /* The window's rows in src for a loop over them, kept in its locals (the
  * loop's stores through char pointers may alias the job, whose fields the
  * compiler would otherwise read again at every row): with one row
@@ -142,6 +137,12 @@ SK_INLINE sk_seg_src_rows sk_seg_src_rows_of(const sk_seg_job *job) {
 SK_INLINE const char *sk_seg_src_rows_at(const sk_seg_job *job, const sk_seg_src_rows *s,
                                          int64_t i) {
     return s->flat ? s->at + (ptrdiff_t)i * s->step : sk_seg_src_row(job, i);
+}
+/* The lines a loop's look-ahead asks for of a src row (sk_prefetch_lines_l2):
+ * rows elsewhere (not flat) are taken as off the lines. */
+SK_INLINE int sk_seg_src_lines(const sk_seg_job *job, const sk_seg_src_rows *s) {
+    return sk_prefetch_lines_of(s->flat ? (const void *)s->at : (const void *)1, s->step,
+                                (size_t)job->len * job->p->elem_size);
 }
 
 /* The i-th row of the window's staging order: staged, or read from src. */

@@ -56,18 +56,16 @@ SK_INLINE sk_seg_loop sk_seg_loop_of(const sk_seg_job *job) {
     /* rows elsewhere (not flat) are taken as off the lines */
     lp.acc_lines = sk_prefetch_lines_of(lp.flat_acc ? (const void *)lp.acc : (const void *)1,
                                         (ptrdiff_t)lp.acc_row, lp.acc_row);
-    lp.src_lines = sk_prefetch_lines_of(lp.src.flat ? (const void *)lp.src.at : (const void *)1,
-                                        lp.src.step, (size_t)job->len * es);
+    lp.src_lines = sk_seg_src_lines(job, &lp.src);
     return lp;
 }
-/* Whether the job's fold loops are the lean ones: keys accumulate at
+/* Whether the fold loops of lp are the lean ones: keys accumulate at
  * acc + k * acc_row, src's rows are flat and no working row starts from x
  * at its key's first row. The loops are compiled for it apart (LEAN true),
  * without the tests for the other layouts (docs/PERF-LOG.md, 2026-11-29,
  * thirteenth session). */
-SK_INLINE bool sk_seg_loop_lean(const sk_seg_job *job) {
-    const sk_seg_loop lp = sk_seg_loop_of(job);
-    return lp.flat_acc && lp.src.flat && !lp.x_start;
+SK_INLINE bool sk_seg_loop_lean(const sk_seg_loop *lp) {
+    return lp->flat_acc && lp->src.flat && !lp->x_start;
 }
 /* The window's row i in src (sk_seg_src_rows_at), flat where LEAN. */
 SK_INLINE const char *sk_seg_loop_src(const sk_seg_job *job, const sk_seg_loop *lp, int64_t i,
@@ -84,8 +82,8 @@ SK_INLINE const char *sk_seg_loop_row(const sk_seg_job *job, const sk_seg_loop *
 
 SK_INLINE float sk_seg_get_f(const char *s, const sk_dtype DT) {
     if (DT == SK_DTYPE_FLOAT32) return *(const float *)(const void *)s;
-    uint16_t lp = *(const uint16_t *)(const void *)s;
-    return DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(lp) : sk_f16_to_f32(lp);
+    uint16_t bits = *(const uint16_t *)(const void *)s;
+    return DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(bits) : sk_f16_to_f32(bits);
 }
 SK_INLINE float sk_seg_op_f(float a, float b, const sk_reduce OP, const sk_dtype DT) {
     return (float)sk_op_f(a, b, OP, DT);

@@ -97,13 +97,12 @@ SK_INLINE void SK_SEG_NAME(sk_seg_ask)(const sk_seg_job *job, const sk_seg_loop 
 /* Scan (direct, few groups): group g's rows of the window, found by
  * scanning every key of the window a block at a time into a ring of the
  * group's rows, each folded into its key's value in position order. */
-SK_INLINE void SK_SEG_NAME(sk_seg_scan)(const sk_seg_job *job, int64_t g, const sk_dtype DT,
-                                        const sk_reduce RED, const bool LEAN) {
+SK_INLINE void SK_SEG_NAME(sk_seg_scan)(const sk_seg_job *job, const sk_seg_loop *lp, int64_t g,
+                                        const sk_dtype DT, const sk_reduce RED, const bool LEAN) {
     enum { BLOCK = 256, RING = 512 }; /* RING: a power of two, >= BLOCK + SK_SEG_AHEAD */
     _Static_assert(RING >= BLOCK + SK_SEG_AHEAD && (RING & (RING - 1)) == 0, "the scan's ring");
     int32_t ring[RING];
     const uint32_t lo = (uint32_t)job->scan_lo[g], span = (uint32_t)job->scan_lo[g + 1] - lo;
-    const sk_seg_loop lp = sk_seg_loop_of(job);
     const int32_t *restrict key = job->key;
     const int64_t wrows = job->wrows;
     uint32_t head = 0, tail = 0;
@@ -121,13 +120,13 @@ SK_INLINE void SK_SEG_NAME(sk_seg_scan)(const sk_seg_job *job, int64_t g, const 
         for (; head < until; head++) {
             if (head + SK_SEG_AHEAD < tail) {
                 int32_t ia = ring[(head + SK_SEG_AHEAD) % RING];
-                const char *row_a = sk_seg_loop_src(job, &lp, ia, LEAN);
-                SK_SEG_NAME(sk_seg_ask)(job, &lp, key[ia], row_a, DT, LEAN);
+                const char *row_a = sk_seg_loop_src(job, lp, ia, LEAN);
+                SK_SEG_NAME(sk_seg_ask)(job, lp, key[ia], row_a, DT, LEAN);
             }
             int32_t i = ring[head % RING], k = key[i];
-            char *a = SK_SEG_NAME(sk_seg_loop_acc)(job, &lp, k, DT, LEAN);
-            const char *row = sk_seg_loop_src(job, &lp, i, LEAN);
-            SK_SEG_NAME(sk_seg_step)(job, &lp, k, lp.seen[k]++, a, row, DT, RED, LEAN);
+            char *a = SK_SEG_NAME(sk_seg_loop_acc)(job, lp, k, DT, LEAN);
+            const char *row = sk_seg_loop_src(job, lp, i, LEAN);
+            SK_SEG_NAME(sk_seg_step)(job, lp, k, lp->seen[k]++, a, row, DT, RED, LEAN);
         }
     }
 }
@@ -135,33 +134,34 @@ SK_INLINE void SK_SEG_NAME(sk_seg_scan)(const sk_seg_job *job, int64_t g, const 
 /* Bucket b's staged rows (direct: group b's), in position order, each into
  * its key's value (the keys' rows of later rows asked for SK_SEG_AHEAD rows
  * early). */
-SK_INLINE void SK_SEG_NAME(sk_seg_bucket_as)(const sk_seg_job *job, int64_t b, const sk_dtype DT,
-                                             const sk_reduce RED, const bool LEAN) {
+SK_INLINE void SK_SEG_NAME(sk_seg_bucket_as)(const sk_seg_job *job, const sk_seg_loop *lp,
+                                             int64_t b, const sk_dtype DT, const sk_reduce RED,
+                                             const bool LEAN) {
     if (job->scan) {
-        SK_SEG_NAME(sk_seg_scan)(job, b, DT, RED, LEAN);
+        SK_SEG_NAME(sk_seg_scan)(job, lp, b, DT, RED, LEAN);
         return;
     }
     const int64_t i0 = b > 0 ? job->bucket_end[b - 1] : 0, i1 = job->bucket_end[b];
-    const sk_seg_loop lp = sk_seg_loop_of(job);
     const int32_t *restrict skey = job->staged_key;
     for (int64_t i = i0; i < i1; i++) {
         if (i + SK_SEG_AHEAD < i1) /* direct: src rows are not in order, only increasing */
-            SK_SEG_NAME(sk_seg_ask)(job, &lp, skey[i + SK_SEG_AHEAD],
-                                    lp.direct ? sk_seg_loop_row(job, &lp, i + SK_SEG_AHEAD, LEAN)
-                                              : NULL,
+            SK_SEG_NAME(sk_seg_ask)(job, lp, skey[i + SK_SEG_AHEAD],
+                                    lp->direct ? sk_seg_loop_row(job, lp, i + SK_SEG_AHEAD, LEAN)
+                                               : NULL,
                                     DT, LEAN);
         int32_t k = skey[i];
-        char *a = SK_SEG_NAME(sk_seg_loop_acc)(job, &lp, k, DT, LEAN);
-        const char *row = sk_seg_loop_row(job, &lp, i, LEAN);
-        SK_SEG_NAME(sk_seg_step)(job, &lp, k, lp.seen[k]++, a, row, DT, RED, LEAN);
+        char *a = SK_SEG_NAME(sk_seg_loop_acc)(job, lp, k, DT, LEAN);
+        const char *row = sk_seg_loop_row(job, lp, i, LEAN);
+        SK_SEG_NAME(sk_seg_step)(job, lp, k, lp->seen[k]++, a, row, DT, RED, LEAN);
     }
 }
 /* The fold of bucket b, its loop compiled twice: for the common layout
  * (sk_seg_loop_lean) with the other layouts' tests gone, else general. */
 SK_INLINE void SK_SEG_NAME(sk_seg_bucket)(const sk_seg_job *job, int64_t b, const sk_dtype DT,
                                           const sk_reduce RED) {
-    if (sk_seg_loop_lean(job)) SK_SEG_NAME(sk_seg_bucket_as)(job, b, DT, RED, true);
-    else SK_SEG_NAME(sk_seg_bucket_as)(job, b, DT, RED, false);
+    const sk_seg_loop lp = sk_seg_loop_of(job);
+    if (sk_seg_loop_lean(&lp)) SK_SEG_NAME(sk_seg_bucket_as)(job, &lp, b, DT, RED, true);
+    else SK_SEG_NAME(sk_seg_bucket_as)(job, &lp, b, DT, RED, false);
 }
 
 /* Keys [klo, khi) after the last window: the chunk in progress folded in,

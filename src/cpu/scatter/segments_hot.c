@@ -101,12 +101,12 @@ SK_INLINE void sk_hot_chunk(const sk_hot_job *h, char *dest, int64_t i0, int64_t
                             const sk_dtype DT, const sk_reduce OP) {
     const sk_seg_job *job = &h->job;
     const int64_t len = job->len;
-    const size_t bytes = sk_seg_prefetch_bytes((size_t)len * sk_es(DT));
     const sk_seg_src_rows src = sk_seg_src_rows_of(job);
+    const int src_lines = sk_seg_src_lines(job, &src);
     const int32_t *restrict perm = h->sort.perm;
     for (int64_t i = i0; i < i1; i++) {
         if (i + SK_SEG_AHEAD < i1)
-            sk_prefetch_row_l2(sk_seg_src_rows_at(job, &src, perm[i + SK_SEG_AHEAD]), bytes);
+            sk_prefetch_lines_l2(sk_seg_src_rows_at(job, &src, perm[i + SK_SEG_AHEAD]), src_lines);
         const char *row = sk_seg_src_rows_at(job, &src, perm[i]);
         sk_seg_parts_step(dest, row, len, first && i == i0, DT, OP);
     }

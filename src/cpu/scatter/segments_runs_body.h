@@ -87,8 +87,8 @@ SK_INLINE void SK_RUNS_NAME(sk_seg_runs)(const sk_seg_runs *rn, int64_t s, int t
      * compiler read the job's fields again at every row */
     const int64_t len = job->len;
     const bool self = job->p->include_self;
-    const size_t src_bytes = sk_seg_prefetch_bytes((size_t)len * ES);
     const sk_seg_src_rows src = sk_seg_src_rows_of(job);
+    const int src_lines = sk_seg_src_lines(job, &src);
     int32_t key[BLOCK];
     int64_t k = -1, n = 0, next = rn->first_key[s]; /* next: the first key not written yet */
     for (int64_t r0 = rn->at[s]; r0 < hi; r0 += BLOCK) {
@@ -109,7 +109,7 @@ SK_INLINE void SK_RUNS_NAME(sk_seg_runs)(const sk_seg_runs *rn, int64_t s, int t
             /* the stream's next rows into L2: the hardware's prefetcher
              * starts again at every 4 KiB page */
             if (r + SK_SEG_AHEAD < hi)
-                sk_prefetch_row_l2(sk_seg_src_rows_at(job, &src, r + SK_SEG_AHEAD), src_bytes);
+                sk_prefetch_lines_l2(sk_seg_src_rows_at(job, &src, r + SK_SEG_AHEAD), src_lines);
             SK_RUNS_NAME(sk_runs_step)(v, part, n++, row, len, self, DT, RED);
         }
     }
