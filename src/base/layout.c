@@ -109,9 +109,9 @@ sk_status sk_check_out_as(const char *op, const char *arg, const sk_tensor *out,
         if (lo < ohi && olo < hi) {
             if (is_x)
                 return sk_fail(SK_STATUS_OVERLAP,
-                               "%s: out partly overlaps x; pass out=x exactly for the in-place "
-                               "form, or a separate out",
-                               op);
+                               "%s: %s partly overlaps %s; pass %s=%s exactly for the in-place "
+                               "form, or a separate %s",
+                               op, arg, names[i], arg, names[i], arg);
             return sk_fail(SK_STATUS_OVERLAP, "%s: %s overlaps %s; use a separate %s", op, arg,
                            names[i], arg);
         }
