@@ -16,6 +16,8 @@
 #      is (its kernels emulated on the CPU, docs/GPU.md)
 #   5. pytest: every operator against PyTorch, hypothesis, errors, ONNX node
 #      tests, onnxruntime, docstring examples, the API reference, links
+#   6. the scatter and backward tests again (C and Python) as a 16-CPU machine
+#      runs them (SCATTERKIT_CPUS=16: as many thread groups as 16 cores take)
 # Each step prints what it runs; the end prints the time each step took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -99,6 +101,22 @@ show ctest --test-dir build/gcc --output-on-failure -j "$JOBS"
 
 step "Python tests (pytest)"
 show "$PY" -m pytest tests/python -q -p no:cacheprovider
+
+step "the paths of a 16-CPU machine (SCATTERKIT_CPUS=16), C and Python"
+# The scatter paths and the backward take as many groups and walkers as the
+# usable CPUs allow (min(threads, CPUs)): on two CPUs, 3, 7, 16 or 64
+# threads run two groups. SCATTERKIT_CPUS=16 (docs/CHOICES.md) counts 16, so
+# the tests' thread counts run the groups a 16-core machine would, against
+# the same reference bits.
+export SCATTERKIT_CPUS=16
+show ctest --test-dir build/gcc --output-on-failure -j "$JOBS" \
+  -R 'layers[.]paths|ops[.](scatter|index_scatter|scatter_axes|scatter_nd)$|backward[.]'
+(cd tests/python && show "$PY" -m pytest -q -p no:cacheprovider test_canonical_order.py \
+  test_few_keys.py test_sorted_runs.py test_seg_keys.py test_threads.py test_inner_axis.py \
+  test_chunks.py test_blocked_rows.py test_backward.py test_backward_gather.py \
+  test_last_axis_counted.py test_tiles.py test_assign_rows.py test_nan_bits.py \
+  test_distributed.py)
+unset SCATTERKIT_CPUS
 step "done"
 
 printf '\nseconds per step:\n'

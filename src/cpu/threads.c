@@ -103,9 +103,17 @@ int sk_cgroup_cpu_quota(const char *root) {
 
 /* The CPUs this process may use: its affinity mask, capped by its cgroup's
  * CPU quota (read once: a quota does not change under a running process as
- * a rule, and the default is asked for on every call). */
+ * a rule, and the default is asked for on every call). SCATTERKIT_CPUS=n
+ * (read once) replaces the count: a testing override, so that a machine of
+ * two CPUs runs the groups and walkers that a machine of n would. */
 int sk_usable_cpu_count(void) {
-    static atomic_int quota = -1;
+    static atomic_int quota = -1, forced = -1;
+    int f = atomic_load_explicit(&forced, memory_order_relaxed);
+    if (f < 0) {
+        f = (int)sk_env_count("SCATTERKIT_CPUS", 0, SK_MAX_THREADS);
+        atomic_store_explicit(&forced, f, memory_order_relaxed);
+    }
+    if (f > 0) return f;
     int q = atomic_load_explicit(&quota, memory_order_relaxed);
     if (q < 0) {
         q = sk_cgroup_cpu_quota("/sys/fs/cgroup");

@@ -106,8 +106,9 @@ enum { SK_SEG_FEW_MAX_KEYS = 64, SK_SEG_FEW_ROWS_PER_KEY = 512, SK_SEG_FEW_STRET
 /* segments_runs (a sorted index): SK_SEG_RUNS_STRETCHES_PER_THREAD
  * stretches per thread, of SK_SEG_RUNS_LEAST_ROWS rows at least; applies()
  * samples SK_SEG_RUNS_SAMPLE keys; a stretch of more than half a thread's
- * share of the rows (a key holding many of them) is declined: the others
- * would wait for it. */
+ * share of the rows, or twice a stretch's where the least rows cut fewer
+ * stretches (a key holding many of them), is declined: the others would
+ * wait for it. */
 enum { SK_SEG_RUNS_STRETCHES_PER_THREAD = 4, SK_SEG_RUNS_LEAST_ROWS = 1024, SK_SEG_RUNS_SAMPLE = 64 };
 /* Owner-computes in the canonical order takes spans of at least this many
  * targets. */

@@ -23,10 +23,11 @@ def uniform_case(rng, n_rows, n_keys, cols, dtype):
 @pytest.mark.parametrize("reduce", ["sum", "mean", "prod"])
 @pytest.mark.parametrize("include_self", [True, False])
 def test_few_keys_are_canonical(dtype, reduce, include_self):
-    """3 targets, 12000 rows: each target's chunks start in every stretch
+    """3 targets, 25000 rows: each target's chunks start in every stretch
     and run on into the next; the contract's bits at 1, 2, 3 and 16
-    threads, and the stretch path takes 2 threads and more."""
-    x, idx, upd = uniform_case(np.random.default_rng(5), 12000, 3, 16, dtype)
+    threads, and the stretch path takes 2 threads and more (25000 rows
+    make 16 stretches of 512 rows per target: 16 threads on 16 CPUs)."""
+    x, idx, upd = uniform_case(np.random.default_rng(5), 25000, 3, 16, dtype)
     want = canonical_rows(x, idx, upd, reduce, include_self)
     call = lambda: sk.index_scatter(x, idx, upd, 0, reduce=reduce,  # noqa: E731
                                     include_self=include_self)
@@ -43,7 +44,7 @@ def test_few_keys_16_bit(dtype, reduce, include_self):
     """16-bit rows: the canonical fold in float32, rounded once."""
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(6)
-    x32, idx, upd32 = uniform_case(rng, 12000, 3, 32, np.float32)
+    x32, idx, upd32 = uniform_case(rng, 25000, 3, 32, np.float32)
     tdt = getattr(torch, dtype)
     upd, x = torch.from_numpy(upd32).to(tdt), torch.from_numpy(x32).to(tdt)
     want = canonical_rows(x.float().numpy(), idx, upd.float().numpy(), reduce, include_self)

@@ -13,7 +13,7 @@ CODE = "import scatterkit; print(scatterkit.get_num_threads())"
 
 def threads(env, preexec_fn=None, prefix=()):
     full = {k: v for k, v in os.environ.items()
-            if k not in ("SCATTERKIT_NUM_THREADS", "OMP_NUM_THREADS")}
+            if k not in ("SCATTERKIT_NUM_THREADS", "OMP_NUM_THREADS", "SCATTERKIT_CPUS")}
     full.update(env)
     out = subprocess.run([*prefix, sys.executable, "-c", CODE], env=full, check=True,
                          capture_output=True, text=True, preexec_fn=preexec_fn)
@@ -45,3 +45,15 @@ def test_affinity_mask_limits_the_default():
 def test_taskset_limits_the_default():
     one = min(os.sched_getaffinity(0))
     assert threads({}, prefix=("taskset", "-c", str(one))) == 1
+
+
+def test_cpus_override_replaces_the_usable_cpus():
+    """SCATTERKIT_CPUS=n (a testing override: docs/CHOICES.md) counts n
+    usable CPUs whatever the affinity mask says; the thread variables still
+    come first, and an invalid value is ignored."""
+    one = min(os.sched_getaffinity(0))
+    assert threads({"SCATTERKIT_CPUS": "5"}) == 5
+    assert threads({"SCATTERKIT_CPUS": "5"}, preexec_fn=lambda: os.sched_setaffinity(0, {one})) == 5
+    assert threads({"SCATTERKIT_CPUS": "5", "SCATTERKIT_NUM_THREADS": "3"}) == 3
+    assert threads({"SCATTERKIT_CPUS": "5", "OMP_NUM_THREADS": "2"}) == 2
+    assert threads({"SCATTERKIT_CPUS": "x"}) == threads({})

@@ -14,7 +14,8 @@
  * sample of applies() keeps a random index from paying for that pass. The
  * stretches' ends then move forward to the next change of key (a binary
  * search: the keys are sorted). A stretch of more than half a thread's
- * share of the rows (a key holding many of them) is declined:
+ * share of the rows (or twice a stretch's, sk_runs_longest; a key holding
+ * many of them) is declined:
  * segments_few and segments_hot split a key's chunks among threads. */
 #include "cpu/scatter/reduce.h"
 #include "cpu/scatter/segments.h"
@@ -54,9 +55,15 @@ static int32_t sk_runs_key(const sk_seg_job *job, int64_t r) {
     return k;
 }
 
-/* The longest stretch allowed: half a thread's share of the rows. */
+/* The longest stretch allowed: half a thread's share of the rows, or twice
+ * a stretch's where fewer rows than SK_SEG_RUNS_LEAST_ROWS per stretch cut
+ * fewer stretches (more threads than the rows need: each stretch is then
+ * longer than half a share before any key's run lengthens it). */
 static int64_t sk_runs_longest(const sk_seg_runs *rn, int nt) {
-    return nt > 1 ? rn->job.nrows / (2 * (int64_t)nt) : rn->job.nrows;
+    if (nt < 2) return rn->job.nrows;
+    int64_t half_share = rn->job.nrows / (2 * (int64_t)nt);
+    int64_t twice_stretch = 2 * ((rn->job.nrows + rn->nstretch - 1) / rn->nstretch);
+    return half_share > twice_stretch ? half_share : twice_stretch;
 }
 
 /* Whether a sample of keys, evenly spaced, is valid and sorted, with no
