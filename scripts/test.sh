@@ -109,13 +109,12 @@ step "the paths of a 16-CPU machine (SCATTERKIT_CPUS=16), C and Python"
 # the tests' thread counts run the groups a 16-core machine would, against
 # the same reference bits.
 export SCATTERKIT_CPUS=16
-show ctest --test-dir build/gcc --output-on-failure -j "$JOBS" \
-  -R 'layers[.]paths|ops[.](scatter|index_scatter|scatter_axes|scatter_nd)$|backward[.]'
+# The tests of the paths that count CPUs: owner, owner_chunks, segments*,
+# inner_axis and the backward's rows (every path forced: layers.paths).
+show ctest --test-dir build/gcc --output-on-failure -j "$JOBS" -R 'layers[.]paths|backward[.]'
 (cd tests/python && show "$PY" -m pytest -q -p no:cacheprovider test_canonical_order.py \
   test_few_keys.py test_sorted_runs.py test_seg_keys.py test_threads.py test_inner_axis.py \
-  test_chunks.py test_blocked_rows.py test_backward.py test_backward_gather.py \
-  test_last_axis_counted.py test_tiles.py test_assign_rows.py test_nan_bits.py \
-  test_distributed.py)
+  test_chunks.py test_backward.py test_backward_gather.py test_nan_bits.py test_distributed.py)
 unset SCATTERKIT_CPUS
 step "done"
 
