@@ -33,22 +33,18 @@ import time  # noqa: E402
 import torch  # noqa: E402
 
 from common import set_threads  # noqa: E402
-from variants import VARIANTS  # noqa: E402
-from workloads import WORKLOADS  # noqa: E402
+from variants import workload_makers  # noqa: E402
 
 THREADS = (1, 2, 16)
 
 
 def makers(only):
     """The case makers of the workloads and variants named in only (all
-    when empty); W3 names its three reductions."""
-    for wid, group in WORKLOADS:
-        for make in group:
-            if not only or wid in only or any(w.startswith(wid + "-") for w in only):
-                yield make
-        for name, make in VARIANTS.get(wid, []):
-            if not only or name in only:
-                yield make
+    when empty); W3-amax and the like name one of a group's makers, W3 all
+    of them (the case's own id is checked once built)."""
+    for group, vid, make in workload_makers():
+        if not only or (vid in only if vid else any(w.split("-")[0] == group for w in only)):
+            yield make
 
 
 def cpu_per_call(case, n, calls):
@@ -84,7 +80,8 @@ def main():
     print("|" + "---|" * (len(THREADS) * 2 + 1))
     for make in makers(only):
         case = make(8 if args.quick else 1)
-        if case.sk is None or (only and case.wid not in only and case.wid.split("-")[0] not in only):
+        named = not only or case.wid in only or case.wid.split("-")[0] in only
+        if case.sk is None or not named:
             continue
         res = {n: cpu_per_call(case, n, args.calls) for n in THREADS}
         base = res[1][0]
