@@ -212,5 +212,5 @@ sk_status sk_cpu_mask(sk_mask_desc *job, const sk_exec *e) {
     if (job->total > 0)
         sk_parallel_chunks(sk_mask_threads(e, job->total), job->total, job->nchunks,
                            sk_mask_fill_chunk, job);
-    return job->sum_into ? sk_sum_to(job->sum_from, job->sum_into, nthreads) : SK_STATUS_OK;
+    return SK_STATUS_OK;
 }

@@ -38,9 +38,6 @@ static sk_status sk_cuda_mask_fill(const sk_cuda_call *c, sk_mask_desc *d, const
 }
 
 sk_status sk_cuda_mask(sk_mask_desc *d, const sk_exec *e) {
-    /* masked_select's backward with a broadcast x sums from a buffer that
-     * src/ops allocates in host memory */
-    if (d->sum_into) return sk_cuda_unsupported(d->p.op, "the backward with a broadcast x");
     sk_cuda_call c;
     sk_status st = sk_cuda_enter(&c, d->p.op, -1, d->p.index, e->opts);
     void *zero = NULL;

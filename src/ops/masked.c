@@ -247,6 +247,72 @@ static sk_status sk_mask_select_grad_check(const char *op, const sk_tensor *grad
     return SK_STATUS_OK;
 }
 
+/* masked_select's backward where x was broadcast against mask: grad_x[e]
+ * sums grad_out[k] over the True positions k that broadcast from e, folded
+ * in order of k. Those are the contributors of the canonical order
+ * (docs/CONTRACT.md), as for a gather's backward: a False position adds
+ * nothing, so a chunk of 256 counts True positions only. x's flat
+ * positions, broadcast as x was, selected by the mask give each k's
+ * target; an index_scatter sum of grad_out into zeros folds them. */
+static sk_status sk_mask_select_grad_summed(const char *op, const sk_tensor *grad_out,
+                                            const sk_tensor *mask, sk_tensor *grad_x,
+                                            int32_t ndim, const int64_t *shape,
+                                            const sk_options *opts) {
+    if (grad_x->device_type != SK_DEVICE_CPU)
+        return sk_fail(SK_STATUS_UNSUPPORTED_DEVICE,
+                       "%s: the backward with a broadcast x on CUDA tensors is not implemented "
+                       "yet (docs/GPU.md lists what is)",
+                       op);
+    if (sk_numel(ndim, shape) < 0)
+        return sk_fail(SK_STATUS_SIZE_OVERFLOW, "%s: the broadcast shape is too large", op);
+    const int64_t nx = sk_tensor_numel(grad_x);
+    const size_t esize = sk_dtype_size(grad_x->dtype);
+    int64_t lin[SK_MAX_DIMS], strides[SK_MAX_DIMS], n = 0;
+    sk_linear_strides(grad_x->ndim, grad_x->shape, lin);
+    for (int32_t d = 0; d < ndim; d++) {
+        int32_t xd = d - (ndim - grad_x->ndim);
+        strides[d] = xd >= 0 && grad_x->shape[xd] != 1 ? lin[xd] : 0;
+    }
+    bool in_place = sk_row_major(grad_x); /* else summed in a row-major copy, then copied */
+    int64_t *pos = malloc((size_t)(nx > 0 ? nx : 1) * sizeof(int64_t));
+    void *flat_data = in_place ? grad_x->data : malloc((size_t)(nx > 0 ? nx : 1) * esize);
+    int64_t *targets = NULL;
+    sk_status st = SK_STATUS_OK;
+    if (!pos || !flat_data) st = sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
+    sk_tensor positions, chosen, flat;
+    if (!st) {
+        for (int64_t i = 0; i < nx; i++) pos[i] = i;
+        sk_tensor_init(&positions, pos, SK_DTYPE_INT64, ndim, shape, strides);
+        st = sk_masked_select_count(&positions, mask, &n, opts);
+    }
+    if (!st && n != grad_out->shape[0])
+        st = sk_fail(SK_STATUS_INVALID_SHAPE,
+                     "%s: grad_out has %lld elements but mask has %lld True positions", op,
+                     (long long)grad_out->shape[0], (long long)n);
+    if (!st && !(targets = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t))))
+        st = sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
+    if (!st) {
+        sk_tensor_init(&chosen, targets, SK_DTYPE_INT64, 1, &n, NULL);
+        st = sk_masked_select(&positions, mask, &chosen, opts);
+    }
+    if (!st) { /* nothing is written before this point */
+        int64_t flat_shape = nx, one = 1;
+        sk_tensor_init(&flat, flat_data, grad_x->dtype, 1, &flat_shape, &one);
+        memset(flat_data, 0, (size_t)nx * esize); /* +0.0, as a sum into zeros starts */
+        st = sk_index_scatter(&flat, &chosen, grad_out, 0, SK_REDUCE_SUM, true,
+                              SK_INDEX_MODE_ERROR, &flat, opts);
+    }
+    if (!st && !in_place) {
+        sk_tensor shaped;
+        sk_tensor_init(&shaped, flat_data, grad_x->dtype, grad_x->ndim, grad_x->shape, NULL);
+        st = sk_copy(&shaped, grad_x, opts);
+    }
+    if (!in_place) free(flat_data);
+    free(pos);
+    free(targets);
+    return st;
+}
+
 sk_status sk_masked_select_backward(const sk_tensor *grad_out, const sk_tensor *mask,
                                     sk_tensor *grad_x, const sk_options *opts) {
     const char *op = "masked_select_backward";
@@ -256,20 +322,11 @@ sk_status sk_masked_select_backward(const sk_tensor *grad_out, const sk_tensor *
     sk_status st;
     if ((st = sk_mask_select_grad_check(op, grad_out, mask, grad_x, &ndim, shape, &direct)))
         return st;
-    /* Scatter grad_out into the broadcast shape (grad_x itself when x was not
-     * broadcast), then sum onto x's shape. */
-    sk_tensor full = *grad_x, zero;
-    void *buffer = NULL;
-    if (!direct) {
-        int64_t bytes, count = sk_numel(ndim, shape);
-        if (count < 0 || sk_mul_overflows(count, (int64_t)sk_dtype_size(grad_x->dtype), &bytes))
-            return sk_fail(SK_STATUS_SIZE_OVERFLOW, "%s: the broadcast shape is too large", op);
-        if (!(buffer = malloc(bytes > 0 ? (size_t)bytes : 1)))
-            return sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
-        sk_tensor_init(&full, buffer, grad_x->dtype, ndim, shape, NULL);
-    }
+    if (!direct) return sk_mask_select_grad_summed(op, grad_out, mask, grad_x, ndim, shape, opts);
+    /* grad_out written back to the True positions of grad_x, 0 elsewhere */
+    sk_tensor zero;
     sk_tensor_init(&zero, NULL, grad_x->dtype, 0, NULL, NULL); /* zero_x: the backend's zero */
-    sk_mask_desc *job = sk_mask_counted(op, &zero, mask, &full, ndim, shape, opts, &n, &st);
+    sk_mask_desc *job = sk_mask_counted(op, &zero, mask, grad_x, ndim, shape, opts, &n, &st);
     if (job && n != grad_out->shape[0]) {
         st = sk_fail(SK_STATUS_INVALID_SHAPE,
                      "%s: grad_out has %lld elements but mask has %lld True positions", op,
@@ -279,13 +336,8 @@ sk_status sk_masked_select_backward(const sk_tensor *grad_out, const sk_tensor *
         job->zero_x = true;
         job->kind = SK_MASK_SCATTER;
         job->write_unmasked = true;
-        if (!direct) {
-            job->sum_from = &full;
-            job->sum_into = grad_x;
-        }
         st = sk_dispatch_mask(job, mask, opts);
     }
     free(job);
-    free(buffer);
     return st;
 }

@@ -25,9 +25,6 @@ typedef struct sk_mask_desc {
     sk_tensor *zero_first; /* GRAD_SOURCE: the source, zeroed before the fill */
     int64_t out_stride;    /* SELECT: out's stride */
     bool write_unmasked;   /* copy x where the mask is False (out is not x) */
-    /* after the fill: sum_into = sum_from summed onto sum_into's shape */
-    const sk_tensor *sum_from;
-    sk_tensor *sum_into;
     /* the count's result, which the fill reads: the positions, the chunks
      * and the True positions before each chunk */
     int64_t total, nchunks;

@@ -43,8 +43,9 @@ sk_status skref_gather_nd_backward(const sk_tensor *grad_out, const sk_tensor *i
 }
 
 /* x may have been broadcast against mask: the forward read the broadcast
- * shape, whose positions are listed (slot: position in it, target: the x
- * element it broadcast from) with grad_out at the True ones and 0 elsewhere. */
+ * shape, whose True positions are listed (slot: position in it, target: the
+ * x element it broadcast from), grad_out's values at them: the contributors
+ * of each x element, in order (a False position contributes nothing). */
 sk_status skref_masked_select_backward(const sk_tensor *grad_out, const sk_tensor *mask,
                                        sk_tensor *grad_x, const sk_options *opts) {
     (void)opts;
@@ -63,10 +64,9 @@ sk_status skref_masked_select_backward(const sk_tensor *grad_out, const sk_tenso
     for (int64_t i = 0; i < n && st == SK_STATUS_OK; i++) {
         ref_unravel(i, nd, shape, p);
         full[i] = 0.0;
-        if (ref_mask_at(mask, nd, p)) {
-            full[i] = ref_load_f(grad_out->dtype, ref_at(grad_out, &k)); /* grad_out[k] */
-            k++;
-        }
+        if (!ref_mask_at(mask, nd, p)) continue;
+        full[i] = ref_load_f(grad_out->dtype, ref_at(grad_out, &k)); /* grad_out[k] */
+        k++;
         for (int32_t d = 0; d < grad_x->ndim; d++) c[d] = grad_x->shape[d] == 1 ? 0 : p[d + lead];
         if (!ref_push(&u, ref_ravel(grad_x->ndim, grad_x->shape, c), i))
             st = SK_STATUS_OUT_OF_MEMORY;

@@ -259,6 +259,40 @@ def test_gather_backward_sums_are_canonical():
     np.testing.assert_array_equal(x.grad.numpy(), want)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+def test_masked_select_backward_folds_true_positions(dtype):
+    """x (40,) broadcast over a (700, 40) mask: grad_x[e] folds grad_out at
+    the True positions of column e in order, chunked by 256 of them (a
+    False position contributes nothing): columns all True, none, True only
+    past row 300, and about 60% True (about 420 contributors, so the chunks
+    of True positions and of rows differ). Also into a strided grad_x (a
+    row-major copy summed, then copied) and at 1, 2, 3 and 16 threads."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(21)
+    mask = rng.random((700, 40)) < 0.6
+    mask[:, 0], mask[:, 1], mask[:300, 2], mask[300:, 2] = True, False, False, True
+    acc = np.float64 if dtype == "float64" else np.float32
+    g32 = rng.uniform(-1, 1, int(mask.sum())).astype(acc)
+    g = torch.from_numpy(g32).to(getattr(torch, dtype))
+    values = g.to(torch.float64).numpy().astype(acc)  # exact: 16-bit values widen
+    cols = np.nonzero(mask)[1]  # each True position's x element, row-major order
+    want = np.array([canonical_fold(acc(0.0), values[cols == e]) for e in range(40)], acc)
+    want = torch.from_numpy(want).to(getattr(torch, dtype))
+    m = torch.from_numpy(mask)
+    before = sk.get_num_threads()
+    try:
+        for n in (1, 2, 3, 16):
+            sk.set_num_threads(n)
+            got = sk.masked_select_backward(g, (40,), m)
+            assert torch.equal(got.view(-1), want), n
+            strided = torch.full((80,), 7.0, dtype=got.dtype)[::2]
+            sk.masked_select_backward(g, (40,), m, grad_x=strided)
+            assert torch.equal(strided, want), n
+    finally:
+        sk.set_num_threads(before)
+    assert (mask[:, 0].sum(), mask[:, 2].sum()) == (700, 400)  # past one chunk either way
+
+
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_half_types_fold_in_float32(dtype):
     torch = pytest.importorskip("torch")
