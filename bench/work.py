@@ -22,7 +22,7 @@ import sys
 
 if __name__ == "__main__":  # before scatterkit is imported: both are read once
     _cpus = "16"
-    if "--cpus" in sys.argv:
+    if "--cpus" in sys.argv[:-1]:
         _cpus = sys.argv[sys.argv.index("--cpus") + 1]
     os.environ["SCATTERKIT_CPUS"] = _cpus
     os.environ["SCATTERKIT_SPIN_US"] = "0"
@@ -84,7 +84,7 @@ def main():
         if case.sk is None or not named:
             continue
         res = {n: cpu_per_call(case, n, args.calls) for n in THREADS}
-        base = res[1][0]
+        base = max(res[1][0], 1e-6)  # process_time's resolution
         ratios = " | ".join("%.2f" % (res[n][0] / base) for n in THREADS[1:])
         print("| %s | %s | %s | %.1f |" % (
             case.wid, " | ".join("%.1f" % res[n][0] for n in THREADS), ratios, res[1][1]),

@@ -151,7 +151,8 @@ typedef struct sk_options {
 /* Process-wide thread count. Default: the environment variable
  * SCATTERKIT_NUM_THREADS, else OMP_NUM_THREADS (its first entry), else the
  * CPUs this process may run on (its affinity mask, capped by its cgroup's CPU
- * quota). n < 1 resets to that default; counts above 256 (here and in sk_options) mean 256.
+ * quota; SCATTERKIT_CPUS=n, a testing override read once, counts n instead).
+ * n < 1 resets to that default; counts above 256 (here and in sk_options) mean 256.
  * After a parallel call the library's threads poll for the next one for
  * SCATTERKIT_SPIN_US microseconds (read once; default 2000, 0: never) before
  * they sleep, yielding the CPU to any other runnable thread: waking a

@@ -112,9 +112,12 @@ export SCATTERKIT_CPUS=16
 # The tests of the paths that count CPUs: owner, owner_chunks, segments*,
 # inner_axis and the backward's rows (every path forced: layers.paths).
 show ctest --test-dir build/gcc --output-on-failure -j "$JOBS" -R 'layers[.]paths|backward[.]'
-(cd tests/python && show "$PY" -m pytest -q -p no:cacheprovider test_canonical_order.py \
-  test_few_keys.py test_sorted_runs.py test_seg_keys.py test_threads.py test_inner_axis.py \
-  test_chunks.py test_backward.py test_backward_gather.py test_nan_bits.py test_distributed.py)
+many_cpu_tests=()
+for t in canonical_order few_keys sorted_runs seg_keys threads inner_axis chunks backward \
+         backward_gather nan_bits distributed; do
+  many_cpu_tests+=("tests/python/test_$t.py")
+done
+show "$PY" -m pytest -q -p no:cacheprovider "${many_cpu_tests[@]}"
 unset SCATTERKIT_CPUS
 step "done"
 

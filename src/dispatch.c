@@ -26,6 +26,15 @@ const sk_backend *sk_backend_for(const char *op, int32_t device_type) {
     return NULL;
 }
 
+sk_status sk_dispatch_host_only(const char *op, const sk_tensor *t, const char *what) {
+    const sk_backend *b = sk_backend_for(op, t->device_type);
+    if (!b) return SK_STATUS_UNSUPPORTED_DEVICE;
+    if (b == &sk_cpu_backend) return SK_STATUS_OK;
+    return sk_fail(SK_STATUS_UNSUPPORTED_DEVICE,
+                   "%s: %s on %s tensors is not implemented yet (docs/GPU.md lists what is)", op,
+                   what, b->name);
+}
+
 sk_status sk_dispatch_gather(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,
                              sk_tensor *grad_x, const sk_gather_args *args,
                              const sk_options *opts) {

@@ -9,6 +9,12 @@
  * message set when this build has none. */
 const sk_backend *sk_backend_for(const char *op, int32_t device_type);
 
+/* OK where t's device keeps its data in host memory (the CPU), for an
+ * operator that works on buffers of its own; else
+ * SK_STATUS_UNSUPPORTED_DEVICE, naming `what` as not implemented on that
+ * device yet. */
+sk_status sk_dispatch_host_only(const char *op, const sk_tensor *t, const char *what);
+
 /* The operators' one way down: see sk_backend for the arguments. The device
  * is that of the index (gather/scatter) or of out (copy). */
 sk_status sk_dispatch_gather(sk_plan *p, const sk_plan *lin, const sk_index_check *chk,

@@ -331,7 +331,8 @@ def tensor_scatter(cache, update, write_indices=None, *, axis=-2, mode="linear",
 def set_num_threads(n):
     """Process-wide thread count; n < 1 resets to the default
     (SCATTERKIT_NUM_THREADS, else OMP_NUM_THREADS, else the CPUs this process
-    may use: its affinity mask capped by its cgroup CPU quota); counts above
+    may use: its affinity mask capped by its cgroup CPU quota, or
+    SCATTERKIT_CPUS, a testing override); counts above
     256 mean 256 (get_num_threads then returns 256). Results do not depend on it.
     After a parallel call the threads poll for the next call for
     SCATTERKIT_SPIN_US microseconds (default 2000; 0: they sleep at once),

@@ -4,6 +4,8 @@
 #include "ops/ops.h"
 #include "plan/mask.h"
 
+#include <stdio.h>
+
 /* Broadcast shape of x and mask (masked_select broadcasts both ways). */
 static sk_status sk_mask_shape(const char *op, const sk_tensor *x, const sk_tensor *mask,
                                bool mask_only, int32_t *ndim, int64_t *shape) {
@@ -247,67 +249,81 @@ static sk_status sk_mask_select_grad_check(const char *op, const sk_tensor *grad
     return SK_STATUS_OK;
 }
 
+/* The refusal of a grad_out whose length is not the mask's True count. */
+static sk_status sk_mask_grad_count_differs(const char *op, const sk_tensor *grad_out, int64_t n) {
+    return sk_fail(SK_STATUS_INVALID_SHAPE,
+                   "%s: grad_out has %lld elements but mask has %lld True positions", op,
+                   (long long)grad_out->shape[0], (long long)n);
+}
+
+/* A failure of an operator called on op's behalf, named as op's. */
+static sk_status sk_mask_grad_inner_failed(const char *op, sk_status st) {
+    char inner[512];
+    snprintf(inner, sizeof inner, "%s", sk_last_error());
+    return sk_fail(st, "%s: %s", op, inner);
+}
+
+/* Bytes of `count` elements of `size`, or false where that overflows. */
+static bool sk_mask_grad_bytes(int64_t count, size_t size, size_t *bytes) {
+    int64_t b;
+    if (count < 0 || sk_mul_overflows(count > 0 ? count : 1, (int64_t)size, &b)) return false;
+    *bytes = (size_t)b;
+    return true;
+}
+
 /* masked_select's backward where x was broadcast against mask: grad_x[e]
  * sums grad_out[k] over the True positions k that broadcast from e, folded
  * in order of k. Those are the contributors of the canonical order
  * (docs/CONTRACT.md), as for a gather's backward: a False position adds
  * nothing, so a chunk of 256 counts True positions only. x's flat
  * positions, broadcast as x was, selected by the mask give each k's
- * target; an index_scatter sum of grad_out into zeros folds them. */
+ * target; an index_scatter sum of grad_out into zeros (a row-major buffer
+ * of x's elements) folds them, and the buffer is copied into grad_x: a
+ * failure on the way leaves grad_x as it was. */
 static sk_status sk_mask_select_grad_summed(const char *op, const sk_tensor *grad_out,
                                             const sk_tensor *mask, sk_tensor *grad_x,
                                             int32_t ndim, const int64_t *shape,
                                             const sk_options *opts) {
-    if (grad_x->device_type != SK_DEVICE_CPU)
-        return sk_fail(SK_STATUS_UNSUPPORTED_DEVICE,
-                       "%s: the backward with a broadcast x on CUDA tensors is not implemented "
-                       "yet (docs/GPU.md lists what is)",
-                       op);
-    if (sk_numel(ndim, shape) < 0)
-        return sk_fail(SK_STATUS_SIZE_OVERFLOW, "%s: the broadcast shape is too large", op);
+    sk_status st = sk_dispatch_host_only(op, grad_x, "the backward with a broadcast x");
+    if (st) return st;
     const int64_t nx = sk_tensor_numel(grad_x);
-    const size_t esize = sk_dtype_size(grad_x->dtype);
     int64_t lin[SK_MAX_DIMS], strides[SK_MAX_DIMS], n = 0;
     sk_linear_strides(grad_x->ndim, grad_x->shape, lin);
     for (int32_t d = 0; d < ndim; d++) {
         int32_t xd = d - (ndim - grad_x->ndim);
         strides[d] = xd >= 0 && grad_x->shape[xd] != 1 ? lin[xd] : 0;
     }
-    bool in_place = sk_row_major(grad_x); /* else summed in a row-major copy, then copied */
-    int64_t *pos = malloc((size_t)(nx > 0 ? nx : 1) * sizeof(int64_t));
-    void *flat_data = in_place ? grad_x->data : malloc((size_t)(nx > 0 ? nx : 1) * esize);
-    int64_t *targets = NULL;
-    sk_status st = SK_STATUS_OK;
-    if (!pos || !flat_data) st = sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
-    sk_tensor positions, chosen, flat;
+    size_t pos_bytes, sum_bytes, target_bytes;
+    if (!sk_mask_grad_bytes(nx, sizeof(int64_t), &pos_bytes) ||
+        !sk_mask_grad_bytes(nx, sk_dtype_size(grad_x->dtype), &sum_bytes))
+        return sk_fail(SK_STATUS_SIZE_OVERFLOW, "%s: grad_x is too large", op);
+    int64_t *pos = malloc(pos_bytes), *targets = NULL;
+    void *sums = calloc(1, sum_bytes); /* all bits 0: +0.0, as a sum into zeros starts */
+    if (!pos || !sums) st = sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
+    sk_tensor positions, chosen, flat, shaped;
     if (!st) {
         for (int64_t i = 0; i < nx; i++) pos[i] = i;
         sk_tensor_init(&positions, pos, SK_DTYPE_INT64, ndim, shape, strides);
-        st = sk_masked_select_count(&positions, mask, &n, opts);
+        if ((st = sk_masked_select_count(&positions, mask, &n, opts)))
+            st = sk_mask_grad_inner_failed(op, st);
     }
-    if (!st && n != grad_out->shape[0])
-        st = sk_fail(SK_STATUS_INVALID_SHAPE,
-                     "%s: grad_out has %lld elements but mask has %lld True positions", op,
-                     (long long)grad_out->shape[0], (long long)n);
-    if (!st && !(targets = malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t))))
+    if (!st && n != grad_out->shape[0]) st = sk_mask_grad_count_differs(op, grad_out, n);
+    if (!st && (!sk_mask_grad_bytes(n, sizeof(int64_t), &target_bytes) ||
+                !(targets = malloc(target_bytes))))
         st = sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
     if (!st) {
+        int64_t one = 1;
         sk_tensor_init(&chosen, targets, SK_DTYPE_INT64, 1, &n, NULL);
-        st = sk_masked_select(&positions, mask, &chosen, opts);
+        sk_tensor_init(&flat, sums, grad_x->dtype, 1, &nx, &one);
+        sk_tensor_init(&shaped, sums, grad_x->dtype, grad_x->ndim, grad_x->shape, NULL);
+        /* the targets are in range by construction; the check costs a pass */
+        if ((st = sk_masked_select(&positions, mask, &chosen, opts)) ||
+            (st = sk_index_scatter(&flat, &chosen, grad_out, 0, SK_REDUCE_SUM, true,
+                                   SK_INDEX_MODE_ERROR, &flat, opts)) ||
+            (st = sk_copy(&shaped, grad_x, opts)))
+            st = sk_mask_grad_inner_failed(op, st);
     }
-    if (!st) { /* nothing is written before this point */
-        int64_t flat_shape = nx, one = 1;
-        sk_tensor_init(&flat, flat_data, grad_x->dtype, 1, &flat_shape, &one);
-        memset(flat_data, 0, (size_t)nx * esize); /* +0.0, as a sum into zeros starts */
-        st = sk_index_scatter(&flat, &chosen, grad_out, 0, SK_REDUCE_SUM, true,
-                              SK_INDEX_MODE_ERROR, &flat, opts);
-    }
-    if (!st && !in_place) {
-        sk_tensor shaped;
-        sk_tensor_init(&shaped, flat_data, grad_x->dtype, grad_x->ndim, grad_x->shape, NULL);
-        st = sk_copy(&shaped, grad_x, opts);
-    }
-    if (!in_place) free(flat_data);
+    free(sums);
     free(pos);
     free(targets);
     return st;
@@ -328,9 +344,7 @@ sk_status sk_masked_select_backward(const sk_tensor *grad_out, const sk_tensor *
     sk_tensor_init(&zero, NULL, grad_x->dtype, 0, NULL, NULL); /* zero_x: the backend's zero */
     sk_mask_desc *job = sk_mask_counted(op, &zero, mask, grad_x, ndim, shape, opts, &n, &st);
     if (job && n != grad_out->shape[0]) {
-        st = sk_fail(SK_STATUS_INVALID_SHAPE,
-                     "%s: grad_out has %lld elements but mask has %lld True positions", op,
-                     (long long)grad_out->shape[0], (long long)n);
+        st = sk_mask_grad_count_differs(op, grad_out, n);
     } else if (job) {
         sk_mask_source(job, grad_out);
         job->zero_x = true;

@@ -32,11 +32,11 @@ typedef struct {
 
 /* Runs operator `op` with x and out on device xdev, its index-like operand
  * on idev. */
-enum { NOPS = 9 };
+enum { NOPS = 10 };
 static const char *const op_names[NOPS] = {"gather", "scatter", "index_select",
                                            "masked_select_count", "masked_scatter",
                                            "slice_scatter", "tensor_scatter", "copy",
-                                           "gather_backward"};
+                                           "gather_backward", "masked_select_backward"};
 
 static sk_status run_one(int op, int32_t xdev, int32_t idev) {
     static host_buffers h;
@@ -67,6 +67,12 @@ static sk_status run_one(int op, int32_t xdev, int32_t idev) {
     case 6: return sk_tensor_scatter(&cache, &upd, &wi, 1, SK_TENSOR_SCATTER_LINEAR, &out, NULL);
     case 7: return sk_copy(&src, &out, NULL);
     case 8: return sk_gather_backward(&x, &idx2, 0, SK_INDEX_MODE_ERROR, &out, NULL);
+    case 9: { /* x (4,) broadcast against the (3, 4) mask: its buffers are the host's */
+        const int64_t s12[1] = {12};
+        sk_tensor g = on(xdev, SK_DTYPE_FLOAT32, 1, s12, h.src);
+        sk_tensor gx = on(xdev, SK_DTYPE_FLOAT32, 1, s4, h.out);
+        return sk_masked_select_backward(&g, &mask, &gx, NULL);
+    }
     }
     return SK_STATUS_INTERNAL;
 }
@@ -80,6 +86,13 @@ int main(void) {
                   (int)st, sk_last_error(), (int)SK_STATUS_UNSUPPORTED_DEVICE);
     }
 #endif
+    /* every build: not implemented on CUDA, refused before a device
+     * pointer is read (a CUDA build's backend is not even entered) */
+    sk_status st9 = run_one(9, SK_DEVICE_CUDA, SK_DEVICE_CUDA);
+    SKT_CHECK(st9 == SK_STATUS_UNSUPPORTED_DEVICE &&
+                  strstr(sk_last_error(), "masked_select_backward"),
+              "masked_select_backward onto a broadcast x on CUDA: status %d (%s), want %d",
+              (int)st9, sk_last_error(), (int)SK_STATUS_UNSUPPORTED_DEVICE);
     for (int i = 0; i < NOPS; i++) {
         if (i == 7) continue; /* copy's operands are both on x's device here */
         sk_status st = run_one(i, SK_DEVICE_CPU, SK_DEVICE_CUDA);

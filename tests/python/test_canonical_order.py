@@ -1,12 +1,12 @@
 """The canonical order of float sums, means and products (docs/CONTRACT.md):
 bitwise equal to a plain fold written here from the contract, whatever the
 layout of the index, the path, the size or the thread count."""
-import os
 
 import numpy as np
 import pytest
 
 import scatterkit as sk
+from helpers_canonical import several_cpus
 
 CHUNK = 256
 
@@ -83,7 +83,7 @@ def test_hot_key_split_among_threads_is_canonical(dtype, reduce, include_self):
         for threads in (1, 2, 3, 16):
             sk.set_num_threads(threads)
             got = sk.index_scatter(x, idx, upd, 0, reduce=reduce, include_self=include_self)
-            if threads >= 2 and len(os.sched_getaffinity(0)) >= 2:
+            if threads >= 2 and several_cpus():
                 assert sk.last_kernel() == "cpu/scatter/segments_hot"
             np.testing.assert_array_equal(got, want, err_msg="%d threads" % threads)
     finally:
@@ -113,7 +113,7 @@ def test_hot_key_split_among_threads_16_bit(dtype, reduce, include_self):
             sk.set_num_threads(threads)
             got = sk.index_scatter(x, torch.from_numpy(idx), upd, 0, reduce=reduce,
                                    include_self=include_self)
-            if threads >= 2 and len(os.sched_getaffinity(0)) >= 2:
+            if threads >= 2 and several_cpus():
                 assert sk.last_kernel() == "cpu/scatter/segments_hot"
             assert torch.equal(got.view(torch.int16), want.view(torch.int16)), threads
     finally:
@@ -155,7 +155,7 @@ def test_hot_key_path_same_bits_as_one_thread(kind, reduce):
         for threads in (2, 7):
             sk.set_num_threads(threads)
             got = call()
-            if len(os.sched_getaffinity(0)) >= 2:
+            if several_cpus():
                 assert sk.last_kernel() == "cpu/scatter/segments_hot"
             assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), threads
     finally:
