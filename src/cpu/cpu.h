@@ -171,12 +171,16 @@ SK_INLINE void sk_prefetch_lines_l2(const void *row, int lines) {
     default: __builtin_prefetch(a, 0, 2);
     }
 }
-/* The lines sk_prefetch_lines_l2 asks for rows of `bytes` at base + i *
- * step: up to 4, one more where the rows may not start on a line. */
-SK_INLINE int sk_prefetch_lines_of(const void *base, ptrdiff_t step, size_t bytes) {
-    bool on_lines = (uintptr_t)base % 64 == 0 && step % 64 == 0;
+/* The lines sk_prefetch_lines_l2 asks for rows of `bytes`: up to 4, one
+ * more where the rows may not start on a line (on_lines false; rows laid
+ * out by a plan rather than base + i * step are taken as such). */
+SK_INLINE int sk_prefetch_lines_of(bool on_lines, size_t bytes) {
     size_t n = (bytes + (on_lines ? 63 : 127)) / 64;
     return n > 4 ? 4 : n < 1 ? 1 : (int)n;
+}
+/* Whether rows at base + i * step all start on a line. */
+SK_INLINE bool sk_rows_on_lines(const void *base, ptrdiff_t step) {
+    return (uintptr_t)base % 64 == 0 && step % 64 == 0;
 }
 /* Asks for a row about to be written (into L1), every line it touches. */
 SK_INLINE void sk_prefetch_row_w(const void *row, size_t bytes) {

@@ -99,6 +99,15 @@ sk_status sk_masked_select_count(const sk_tensor *x, const sk_tensor *mask, int6
     return st;
 }
 
+/* The select of a counted job (sk_mask_counted) into a checked 1-d out. */
+static sk_status sk_mask_select_counted(sk_mask_desc *job, const sk_tensor *mask, sk_tensor *out,
+                                        const sk_options *opts) {
+    job->kind = SK_MASK_SELECT;
+    job->out_stride = out->strides[0];
+    job->p.dense = out->data;
+    return sk_dispatch_mask(job, mask, opts);
+}
+
 sk_status sk_masked_select(const sk_tensor *x, const sk_tensor *mask, sk_tensor *out,
                            const sk_options *opts) {
     const char *op = "masked_select";
@@ -111,12 +120,8 @@ sk_status sk_masked_select(const sk_tensor *x, const sk_tensor *mask, sk_tensor 
     if (!job) return st;
     const sk_tensor *inputs[] = {x, mask};
     static const char *const names[] = {"x", "mask"};
-    if ((st = sk_check_out(op, out, x->dtype, 1, &n, NULL, inputs, names, 2)) == SK_STATUS_OK) {
-        job->kind = SK_MASK_SELECT;
-        job->out_stride = out->strides[0];
-        job->p.dense = out->data;
-        st = sk_dispatch_mask(job, mask, opts);
-    }
+    if ((st = sk_check_out(op, out, x->dtype, 1, &n, NULL, inputs, names, 2)) == SK_STATUS_OK)
+        st = sk_mask_select_counted(job, mask, out, opts);
     free(job);
     return st;
 }
@@ -299,30 +304,28 @@ static sk_status sk_mask_select_grad_summed(const char *op, const sk_tensor *gra
         return sk_fail(SK_STATUS_SIZE_OVERFLOW, "%s: grad_x is too large", op);
     int64_t *pos = malloc(pos_bytes), *targets = NULL;
     void *sums = calloc(1, sum_bytes); /* all bits 0: +0.0, as a sum into zeros starts */
+    sk_mask_desc *job = NULL;
     if (!pos || !sums) st = sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
     sk_tensor positions, chosen, flat, shaped;
     if (!st) {
         for (int64_t i = 0; i < nx; i++) pos[i] = i;
         sk_tensor_init(&positions, pos, SK_DTYPE_INT64, ndim, shape, strides);
-        if ((st = sk_masked_select_count(&positions, mask, &n, opts)))
-            st = sk_mask_grad_inner_failed(op, st);
+        job = sk_mask_counted(op, &positions, mask, NULL, ndim, shape, opts, &n, &st);
     }
     if (!st && n != grad_out->shape[0]) st = sk_mask_grad_count_differs(op, grad_out, n);
     if (!st && (!sk_mask_grad_bytes(n, sizeof(int64_t), &target_bytes) ||
                 !(targets = malloc(target_bytes))))
         st = sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
-    if (!st) {
-        int64_t one = 1;
-        sk_tensor_init(&chosen, targets, SK_DTYPE_INT64, 1, &n, NULL);
-        sk_tensor_init(&flat, sums, grad_x->dtype, 1, &nx, &one);
-        sk_tensor_init(&shaped, sums, grad_x->dtype, grad_x->ndim, grad_x->shape, NULL);
-        /* the targets are in range by construction; the check costs a pass */
-        if ((st = sk_masked_select(&positions, mask, &chosen, opts)) ||
-            (st = sk_index_scatter(&flat, &chosen, grad_out, 0, SK_REDUCE_SUM, true,
-                                   SK_INDEX_MODE_ERROR, &flat, opts)) ||
-            (st = sk_copy(&shaped, grad_x, opts)))
-            st = sk_mask_grad_inner_failed(op, st);
-    }
+    const int64_t one = 1;
+    sk_tensor_init(&chosen, targets, SK_DTYPE_INT64, 1, &n, NULL);
+    sk_tensor_init(&flat, sums, grad_x->dtype, 1, &nx, &one);
+    sk_tensor_init(&shaped, sums, grad_x->dtype, grad_x->ndim, grad_x->shape, NULL);
+    if (!st) st = sk_mask_select_counted(job, mask, &chosen, opts); /* the counted walk's job */
+    if (!st && ((st = sk_index_scatter(&flat, &chosen, grad_out, 0, SK_REDUCE_SUM, true,
+                                       SK_INDEX_MODE_ERROR, &flat, opts)) ||
+                (st = sk_copy(&shaped, grad_x, opts))))
+        st = sk_mask_grad_inner_failed(op, st);
+    free(job);
     free(sums);
     free(pos);
     free(targets);

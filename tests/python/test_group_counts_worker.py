@@ -11,16 +11,11 @@ import numpy as np
 import torch
 
 import scatterkit as sk
+from helpers import bits_of
 
 THREADS = (2, 3, 5, 7, 16, 64)
 DTYPES = (np.float32, np.float64, "bfloat16", "float16", np.int32)
 REDUCES = ("sum", "mean", "prod", "amax", "amin", None)
-
-
-def raw(a):
-    if isinstance(a, torch.Tensor):
-        return a.contiguous().view(torch.uint8).numpy().tobytes()
-    return np.ascontiguousarray(a).view(np.uint8).tobytes()
 
 
 def values(rng, shape, dtype):
@@ -88,10 +83,10 @@ def main(seed, count):
     for _ in range(count):
         desc, call = problem(rng)
         sk.set_num_threads(1)
-        want = raw(call())
+        want = bits_of(call())
         for n in THREADS:
             sk.set_num_threads(n)
-            if raw(call()) != want:
+            if not torch.equal(bits_of(call()), want):
                 print("differs", desc, "threads", n, sk.last_kernel(), flush=True)
     print("checked", count)
 

@@ -138,10 +138,9 @@ SK_INLINE const char *sk_seg_src_rows_at(const sk_seg_job *job, const sk_seg_src
                                          int64_t i) {
     return s->flat ? s->at + (ptrdiff_t)i * s->step : sk_seg_src_row(job, i);
 }
-/* The lines a loop's look-ahead asks for of a src row (sk_prefetch_lines_l2):
- * rows elsewhere (not flat) are taken as off the lines. */
+/* The lines a loop's look-ahead asks for of a src row (sk_prefetch_lines_l2). */
 SK_INLINE int sk_seg_src_lines(const sk_seg_job *job, const sk_seg_src_rows *s) {
-    return sk_prefetch_lines_of(s->flat ? (const void *)s->at : (const void *)1, s->step,
+    return sk_prefetch_lines_of(s->flat && sk_rows_on_lines(s->at, s->step),
                                 (size_t)job->len * job->p->elem_size);
 }
 

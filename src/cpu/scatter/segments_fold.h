@@ -53,9 +53,8 @@ SK_INLINE sk_seg_loop sk_seg_loop_of(const sk_seg_job *job) {
     lp.acc = job->acc ? job->acc
             : job->out_row_major ? job->p->target + (size_t)(job->k0 * job->len) * es : NULL;
     lp.src = sk_seg_src_rows_of(job);
-    /* rows elsewhere (not flat) are taken as off the lines */
-    lp.acc_lines = sk_prefetch_lines_of(lp.flat_acc ? (const void *)lp.acc : (const void *)1,
-                                        (ptrdiff_t)lp.acc_row, lp.acc_row);
+    lp.acc_lines = sk_prefetch_lines_of(
+        lp.flat_acc && sk_rows_on_lines(lp.acc, (ptrdiff_t)lp.acc_row), lp.acc_row);
     lp.src_lines = sk_seg_src_lines(job, &lp.src);
     return lp;
 }
