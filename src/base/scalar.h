@@ -78,23 +78,26 @@ SK_INLINE void sk_store_f(char *ptr, double v, const sk_dtype DT) {
 }
 
 /* ---- the NaN rule of float sums and products (docs/CHOICES.md) ---- */
-/* r (a + b or a * b), or a quieted (a + a) where a is NaN: where two NaNs
- * meet the running value's is kept, so the bits follow the canonical order
- * and not the operand order a compiler picks. Both computed and chosen by
- * masking the bits: a `?:` here made GCC give up vectorising the fold
- * loops. */
-#define SK_DEFINE_KEEP_NAN(NAME, T, U)                                                            \
+/* r (a + b or a * b), or a quieted where a is NaN: where two NaNs meet the
+ * running value's is kept, so the bits follow the canonical order and not
+ * the operand order a compiler picks. Both computed and chosen by masking
+ * the bits: a `?:` here made GCC give up vectorising the fold loops. The
+ * quieting sets the quiet bit in the integer bits (what x86's a + a
+ * gives) rather than computing a + a: with a float add beside a value that
+ * passes through (amax's start, sk_start_f32), Clang -O1 merged the two
+ * into one add of -0.0, which quiets a signalling NaN that should have
+ * kept its bits. */
+#define SK_DEFINE_KEEP_NAN(NAME, T, U, QUIET)                                                     \
     SK_INLINE T NAME(T a, T r) {                                                                   \
-        T q = a + a;                                                                               \
-        U uq, ur, keep = (U)0 - (U)(a != a);                                                       \
-        memcpy(&uq, &q, sizeof q);                                                                 \
+        U ua, ur, keep = (U)0 - (U)(a != a);                                                       \
+        memcpy(&ua, &a, sizeof a);                                                                 \
         memcpy(&ur, &r, sizeof r);                                                                 \
-        ur ^= (uq ^ ur) & keep;                                                                    \
+        ur ^= ((ua | (QUIET)) ^ ur) & keep;                                                        \
         memcpy(&r, &ur, sizeof r);                                                                 \
         return r;                                                                                  \
     }
-SK_DEFINE_KEEP_NAN(sk_keep_nan_f, float, uint32_t)
-SK_DEFINE_KEEP_NAN(sk_keep_nan_d, double, uint64_t)
+SK_DEFINE_KEEP_NAN(sk_keep_nan_f, float, uint32_t, UINT32_C(0x00400000))
+SK_DEFINE_KEEP_NAN(sk_keep_nan_d, double, uint64_t, UINT64_C(0x0008000000000000))
 #undef SK_DEFINE_KEEP_NAN
 
 /* ---- index values ---- */

@@ -151,3 +151,33 @@ def test_signalling_nan_as_the_only_update_is_quieted(dtype, reduce, expanded):
         assert got.view(bits)[perm[0], 0] == quiet[0], (threads, kernel)
     got = sk.index_scatter(x, perm, src, 0, reduce=reduce, include_self=False)
     assert got.view(bits)[perm[0], 0] == quiet[0], sk.last_kernel()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduce", ["amax", "amin"])
+@pytest.mark.parametrize("include_self", [False, True])
+@pytest.mark.parametrize("expanded", [False, True])
+def test_amax_amin_keep_the_first_signalling_nan_as_it_is(dtype, reduce, include_self, expanded):
+    """amax/amin select, they do not fold: a target's first NaN comes out with
+    its bits, a signalling one included (SPEC §2), whether it is the target's
+    first update (with include_self=False, its start) or a later one. Every
+    target gets two updates (positions j and 300 + j)."""
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    if dtype == np.float32:
+        first, later = np.array([0x7FA00000, 0xFF800003], bits)
+    else:
+        first, later = np.array([0x7FF4000000000000, 0xFFF0000000000003], bits)
+    perm = np.random.default_rng(2).permutation(300)
+    src = np.ones((600, 3), dtype)
+    src[0, 0] = first.view(dtype)   # the first update of target perm[0]
+    src[300, 0] = later.view(dtype)  # ... and its second
+    src[300, 1] = later.view(dtype)  # column 1: only the second is a NaN
+    x = np.zeros((300, 3), dtype)
+    index = np.broadcast_to(np.concatenate([perm, perm])[:, None], (600, 3))
+    if not expanded:
+        index = np.ascontiguousarray(index)
+    call = lambda: sk.scatter(x, index, src, 0, reduce=reduce,  # noqa: E731
+                              include_self=include_self)
+    for threads, got, kernel in with_threads((1, 2, 16), call):
+        row = got.view(bits)[perm[0]]
+        assert (row[0], row[1]) == (first, later), (threads, kernel)

@@ -34,16 +34,13 @@ SK_INLINE void sk_apply(const sk_plan *p, const char *src, int64_t toff, int64_t
     bool first = false; /* include_self=false: the first update replaces the old value */
     if (COUNTED) first = cnt[j]++ == 0 && !p->include_self;
     if (SK_USES_ACC(DT, RED)) {
-        double v = sk_load_f(src, DT);
-        acc[j] = first ? (float)sk_start_f(v, RED) : (float)sk_op_f(acc[j], v, RED, DT);
+        float v = sk_load_half_f32(src, DT);
+        acc[j] = first ? sk_start_f32(v, RED) : sk_op_f32(acc[j], v, RED, DT);
     } else if (DT == SK_DTYPE_FLOAT32) {
-        /* in float: amax/amin keep a signalling NaN as it is, which a trip
-         * through double would quiet (a compiler may or may not elide it) */
+        /* in float: amax/amin keep a signalling NaN as it is (sk_op_f32) */
         float v, *d = (float *)(void *)dst;
         memcpy(&v, src, sizeof v);
-        *d = first               ? sk_start_f32(v, RED)
-             : sk_red_folds(RED) ? (float)sk_op_f(*d, v, RED, DT)
-                                 : sk_pick_f32(*d, v, RED);
+        *d = first ? sk_start_f32(v, RED) : sk_op_f32(*d, v, RED, DT);
     } else if (SK_IS_FLOAT(DT)) {
         double v = sk_load_f(src, DT);
         sk_store_f(dst, first ? sk_start_f(v, RED) : sk_op_f(sk_load_f(dst, DT), v, RED, DT), DT);
@@ -69,7 +66,7 @@ SK_INLINE void sk_apply_row_counted(const sk_plan *p, char *restrict dst,
         float *restrict d = (float *)(void *)dst;
         const float *restrict s = (const float *)(const void *)src;
         if (first) for (int64_t j = 0; j < n; j++) d[j] = sk_start_f32(s[j], OP);
-        else for (int64_t j = 0; j < n; j++) d[j] = (float)sk_op_f(d[j], s[j], OP, DT);
+        else for (int64_t j = 0; j < n; j++) d[j] = sk_op_f32(d[j], s[j], OP, DT);
         return;
     }
     if (DT == SK_DTYPE_FLOAT64) {
@@ -83,7 +80,7 @@ SK_INLINE void sk_apply_row_counted(const sk_plan *p, char *restrict dst,
     const uint16_t *restrict s = (const uint16_t *)(const void *)src;
     for (int64_t j = 0; j < n; j++) {
         float v = DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(s[j]) : sk_f16_to_f32(s[j]);
-        a[j] = first ? sk_start_f32(v, OP) : (float)sk_op_f(a[j], v, OP, DT);
+        a[j] = first ? sk_start_f32(v, OP) : sk_op_f32(a[j], v, OP, DT);
     }
 }
 
@@ -107,7 +104,7 @@ SK_INLINE void sk_apply_row(const sk_plan *p, const char *restrict src, int64_t 
         if (DT == SK_DTYPE_FLOAT32) {
             float *restrict d = (float *)(void *)dst;
             const float *restrict s = (const float *)(const void *)src;
-            for (int64_t j = 0; j < n; j++) d[j] = (float)sk_op_f(d[j], s[j], RED, DT);
+            for (int64_t j = 0; j < n; j++) d[j] = sk_op_f32(d[j], s[j], RED, DT);
             return;
         }
         if (DT == SK_DTYPE_FLOAT64) {
@@ -121,7 +118,7 @@ SK_INLINE void sk_apply_row(const sk_plan *p, const char *restrict src, int64_t 
             const uint16_t *restrict s = (const uint16_t *)(const void *)src;
             for (int64_t j = 0; j < n; j++) {
                 float v = DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(s[j]) : sk_f16_to_f32(s[j]);
-                a[j] = (float)sk_op_f(a[j], v, RED, DT);
+                a[j] = sk_op_f32(a[j], v, RED, DT);
             }
             return;
         }

@@ -136,6 +136,21 @@ SK_INLINE double sk_pick_f64(double a, double b, const sk_reduce RED) {
     memcpy(&b, &ub, sizeof b);
     return b;
 }
+/* sk_op_f for float32 values (float32 itself, and the float32 values of
+ * 16-bit types): amax/amin select the bits (sk_pick_f32). Through
+ * sk_op_f's double a signalling NaN would come out quiet wherever the
+ * compiler keeps the conversions (a -O1 build did, an optimised one elided
+ * them), and SPEC §2 fixes the NaN's bits: the first NaN, as it is. */
+SK_INLINE float sk_op_f32(float a, float b, const sk_reduce RED, const sk_dtype DT) {
+    if (RED == SK_REDUCE_AMAX || RED == SK_REDUCE_AMIN) return sk_pick_f32(a, b, RED);
+    return (float)sk_op_f(a, b, RED, DT);
+}
+/* A 16-bit float as float32, its bits widened (a signalling NaN stays one). */
+SK_INLINE float sk_load_half_f32(const char *ptr, const sk_dtype DT) {
+    uint16_t bits;
+    memcpy(&bits, ptr, sizeof bits);
+    return DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(bits) : sk_f16_to_f32(bits);
+}
 SK_INLINE int64_t sk_op_i(int64_t a, int64_t b, const sk_reduce RED, const sk_dtype DT) {
     switch (RED) {
     case SK_REDUCE_SUM:

@@ -85,7 +85,7 @@ SK_INLINE float sk_seg_get_f(const char *s, const sk_dtype DT) {
     return DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(bits) : sk_f16_to_f32(bits);
 }
 SK_INLINE float sk_seg_op_f(float a, float b, const sk_reduce OP, const sk_dtype DT) {
-    return (float)sk_op_f(a, b, OP, DT);
+    return sk_op_f32(a, b, OP, DT);
 }
 /* A chunk's first value (identity (op) v): a NaN quieted where OP folds. */
 SK_INLINE float sk_seg_quiet_f(float v, const sk_reduce OP) { return sk_start_f32(v, OP); }
