@@ -75,6 +75,25 @@ static void ref_store_int(sk_dtype dt, char *p, uint64_t u) {
     }
 }
 
+/* A NaN quieted: its quiet bit set, which is what x86's v + v gives. On the
+ * bits, because a v + v here let Clang -O1 merge it with the value passed
+ * through beside it (amax's start, ref_start) into one add, which quieted
+ * that value too. */
+static float ref_quiet_f(float v) {
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    u |= UINT32_C(0x00400000);
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+static double ref_quiet_d(double v) {
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    u |= UINT64_C(0x0008000000000000);
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
 /* NaN-propagating max/min: the first NaN seen wins. */
 static float ref_fmaxf(float a, float b, bool want_max) {
     if (isnan(a)) return a;
@@ -99,8 +118,8 @@ static void ref_combine(int kind, sk_reduce reduce, ref_value *acc, const ref_va
     case SK_REDUCE_PROD: {
         bool sum = reduce != SK_REDUCE_PROD;
         /* where two NaNs meet, the running value's is kept (quieted) */
-        if (is_float) acc->f = isnan(acc->f) ? acc->f + acc->f : sum ? acc->f + v->f : acc->f * v->f;
-        else if (kind == K_F64) acc->d = isnan(acc->d) ? acc->d + acc->d : sum ? acc->d + v->d : acc->d * v->d;
+        if (is_float) acc->f = isnan(acc->f) ? ref_quiet_f(acc->f) : sum ? acc->f + v->f : acc->f * v->f;
+        else if (kind == K_F64) acc->d = isnan(acc->d) ? ref_quiet_d(acc->d) : sum ? acc->d + v->d : acc->d * v->d;
         else acc->u = sum ? acc->u + v->u : acc->u * v->u;
         break;
     }
@@ -154,8 +173,8 @@ enum { REF_CHUNK = 256 };
 
 /* identity (op) v: v, where a float sum or product (folds) quiets a NaN */
 static ref_value ref_start(int kind, bool folds, ref_value v) {
-    if (folds && (kind == K_F16 || kind == K_BF16 || kind == K_F32) && isnan(v.f)) v.f = v.f + v.f;
-    if (folds && kind == K_F64 && isnan(v.d)) v.d = v.d + v.d;
+    if (folds && (kind == K_F16 || kind == K_BF16 || kind == K_F32) && isnan(v.f)) v.f = ref_quiet_f(v.f);
+    if (folds && kind == K_F64 && isnan(v.d)) v.d = ref_quiet_d(v.d);
     return v;
 }
 

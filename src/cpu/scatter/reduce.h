@@ -102,6 +102,9 @@ SK_INLINE float sk_start_f32(float v, const sk_reduce RED) {
     return sk_red_folds(RED) ? sk_keep_nan_f(v, v) : v;
 }
 
+/* a (op) b in the dtype's arithmetic. Float32 and 16-bit values go through
+ * sk_op_f32, which selects amax/amin's bits in float: the amax/amin here
+ * serve float64 (a float32 NaN through double may come out quiet). */
 SK_INLINE double sk_op_f(double a, double b, const sk_reduce RED, const sk_dtype DT) {
     float af = (float)a, bf = (float)b;
     switch (RED) {
