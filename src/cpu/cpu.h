@@ -4,6 +4,8 @@
 #ifndef SK_CPU_H
 #define SK_CPU_H
 
+#include <stdatomic.h>
+
 #include "base/scalar.h"
 #include "backend.h"
 #include "plan/exec.h"
@@ -31,6 +33,9 @@ int sk_usable_cpu_count(void);
 /* The whole number >= 0 in environment variable `name`, at most `most`;
  * `fallback` where it is unset, empty or not such a number. */
 long sk_env_count(const char *name, long fallback, long most);
+/* sk_env_count read once per process: the value kept in *cached (start it
+ * at -1), for tuning and testing overrides asked for on every call. */
+int sk_env_count_once(atomic_int *cached, const char *name, long fallback, long most);
 /* Runs fn(ctx, tid, nthreads) for tid in [0, nthreads). Tasks must be
  * independent: when the pool is busy they run one after another. */
 void sk_parallel_run(int nthreads, void (*fn)(void *ctx, int tid, int nthreads), void *ctx);

@@ -41,6 +41,14 @@ long sk_env_count(const char *name, long fallback, long most) {
     return v > most ? most : v;
 }
 
+int sk_env_count_once(atomic_int *cached, const char *name, long fallback, long most) {
+    int v = atomic_load_explicit(cached, memory_order_relaxed);
+    if (v >= 0) return v;
+    v = (int)sk_env_count(name, fallback, most);
+    atomic_store_explicit(cached, v, memory_order_relaxed);
+    return v;
+}
+
 /* The first line of a small file, or false. */
 static bool sk_read_line(const char *path, char *buf, size_t size) {
     FILE *f = fopen(path, "r");
@@ -108,11 +116,7 @@ int sk_cgroup_cpu_quota(const char *root) {
  * two CPUs runs the groups and walkers that a machine of n would. */
 int sk_usable_cpu_count(void) {
     static atomic_int quota = -1, forced = -1;
-    int f = atomic_load_explicit(&forced, memory_order_relaxed);
-    if (f < 0) {
-        f = (int)sk_env_count("SCATTERKIT_CPUS", 0, SK_MAX_THREADS);
-        atomic_store_explicit(&forced, f, memory_order_relaxed);
-    }
+    int f = sk_env_count_once(&forced, "SCATTERKIT_CPUS", 0, SK_MAX_THREADS);
     if (f > 0) return f;
     int q = atomic_load_explicit(&quota, memory_order_relaxed);
     if (q < 0) {
@@ -183,12 +187,8 @@ static struct {
  * first (a pause-instruction spin starved a second process on the same
  * CPUs). docs/PERF-LOG.md has the measurements. */
 static long sk_spin_ns(void) {
-    static atomic_long cached = -1;
-    long v = atomic_load_explicit(&cached, memory_order_relaxed);
-    if (v >= 0) return v;
-    v = sk_env_count("SCATTERKIT_SPIN_US", 2000, 1000000) * 1000;
-    atomic_store_explicit(&cached, v, memory_order_relaxed);
-    return v;
+    static atomic_int cached_us = -1;
+    return (long)sk_env_count_once(&cached_us, "SCATTERKIT_SPIN_US", 2000, 1000000) * 1000;
 }
 
 static int64_t sk_now_ns(void) {

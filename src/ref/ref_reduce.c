@@ -79,20 +79,17 @@ static void ref_store_int(sk_dtype dt, char *p, uint64_t u) {
  * bits, because a v + v here let Clang -O1 merge it with the value passed
  * through beside it (amax's start, ref_start) into one add, which quieted
  * that value too. */
-static float ref_quiet_f(float v) {
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    u |= UINT32_C(0x00400000);
-    memcpy(&v, &u, sizeof v);
-    return v;
-}
-static double ref_quiet_d(double v) {
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    u |= UINT64_C(0x0008000000000000);
-    memcpy(&v, &u, sizeof v);
-    return v;
-}
+#define REF_DEFINE_QUIET(NAME, T, U, BIT)                                                         \
+    static T NAME(T v) {                                                                           \
+        U u;                                                                                       \
+        memcpy(&u, &v, sizeof u);                                                                  \
+        u |= (BIT);                                                                                \
+        memcpy(&v, &u, sizeof v);                                                                  \
+        return v;                                                                                  \
+    }
+REF_DEFINE_QUIET(ref_quiet_f, float, uint32_t, UINT32_C(0x00400000))
+REF_DEFINE_QUIET(ref_quiet_d, double, uint64_t, UINT64_C(0x0008000000000000))
+#undef REF_DEFINE_QUIET
 
 /* NaN-propagating max/min: the first NaN seen wins. */
 static float ref_fmaxf(float a, float b, bool want_max) {

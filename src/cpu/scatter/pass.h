@@ -79,7 +79,7 @@ SK_INLINE void sk_apply_row_counted(const sk_plan *p, char *restrict dst,
     float *restrict a = acc + j0;
     const uint16_t *restrict s = (const uint16_t *)(const void *)src;
     for (int64_t j = 0; j < n; j++) {
-        float v = DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(s[j]) : sk_f16_to_f32(s[j]);
+        float v = sk_load_half_f32((const char *)(s + j), DT);
         a[j] = first ? sk_start_f32(v, OP) : sk_op_f32(a[j], v, OP, DT);
     }
 }
@@ -117,7 +117,7 @@ SK_INLINE void sk_apply_row(const sk_plan *p, const char *restrict src, int64_t 
             float *restrict a = acc + j0;
             const uint16_t *restrict s = (const uint16_t *)(const void *)src;
             for (int64_t j = 0; j < n; j++) {
-                float v = DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(s[j]) : sk_f16_to_f32(s[j]);
+                float v = sk_load_half_f32((const char *)(s + j), DT);
                 a[j] = sk_op_f32(a[j], v, RED, DT);
             }
             return;

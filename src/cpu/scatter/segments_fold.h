@@ -81,8 +81,7 @@ SK_INLINE const char *sk_seg_loop_row(const sk_seg_job *job, const sk_seg_loop *
 
 SK_INLINE float sk_seg_get_f(const char *s, const sk_dtype DT) {
     if (DT == SK_DTYPE_FLOAT32) return *(const float *)(const void *)s;
-    uint16_t bits = *(const uint16_t *)(const void *)s;
-    return DT == SK_DTYPE_BFLOAT16 ? sk_bf16_to_f32(bits) : sk_f16_to_f32(bits);
+    return sk_load_half_f32(s, DT);
 }
 SK_INLINE float sk_seg_op_f(float a, float b, const sk_reduce OP, const sk_dtype DT) {
     return sk_op_f32(a, b, OP, DT);

@@ -48,21 +48,12 @@ void sk_seg_stage(sk_seg_job *job, int nthreads) {
 
 /* ---- direct: positions by group ---- */
 
-/* A tuning override read once per process (sk_env_count), in *cached. */
-static int sk_seg_env_once(atomic_int *cached, const char *name, long fallback, long most) {
-    int v = atomic_load_explicit(cached, memory_order_relaxed);
-    if (v >= 0) return v;
-    v = (int)sk_env_count(name, fallback, most);
-    atomic_store_explicit(cached, v, memory_order_relaxed);
-    return v;
-}
-
 /* The most groups of segments_direct: SK_SEG_DIRECT_MAX_GROUPS, or
  * SCATTERKIT_SEG_DIRECT_GROUPS (a tuning override for measuring the two
  * engines against each other on a machine: both give the same bits). */
 static int sk_seg_direct_max_groups(void) {
     static atomic_int cached = -1;
-    return sk_seg_env_once(&cached, "SCATTERKIT_SEG_DIRECT_GROUPS", SK_SEG_DIRECT_MAX_GROUPS,
+    return sk_env_count_once(&cached, "SCATTERKIT_SEG_DIRECT_GROUPS", SK_SEG_DIRECT_MAX_GROUPS,
                            SK_MAX_THREADS);
 }
 
@@ -71,7 +62,7 @@ static int sk_seg_direct_max_groups(void) {
  * every group's rows; the tests run both ways). */
 static int sk_seg_scan_max_groups(void) {
     static atomic_int cached = -1;
-    return sk_seg_env_once(&cached, "SCATTERKIT_SEG_SCAN_GROUPS", SK_SEG_SCAN_MAX_GROUPS,
+    return sk_env_count_once(&cached, "SCATTERKIT_SEG_SCAN_GROUPS", SK_SEG_SCAN_MAX_GROUPS,
                            SK_SEG_SCAN_MAX_GROUPS);
 }
 
