@@ -209,6 +209,8 @@ sk_status sk_cpu_scatter(sk_plan *p, const sk_plan *grad_src_plan, const sk_inde
 sk_status sk_cpu_view(const sk_view_desc *d, const sk_exec *e);
 sk_status sk_cpu_mask_count(sk_mask_desc *d, const sk_exec *e, int64_t *ntrue);
 sk_status sk_cpu_mask(sk_mask_desc *d, const sk_exec *e);
+/* SK_MASK_GRAD_SUM (backward/mask_sum.c): needs no count of d first. */
+sk_status sk_cpu_mask_grad_sum(sk_mask_desc *d, const sk_exec *e);
 sk_status sk_cpu_tensor_scatter(const sk_tensor_scatter_desc *d, const sk_exec *e);
 sk_status sk_cpu_bucketize(const sk_bucket_desc *d, const sk_exec *e);
 /* The threads of a call: the exec's count when set, else the options' rule. */

@@ -105,6 +105,7 @@ SK_INLINE int64_t sk_mask_fill_elems(const sk_mask_desc *job, sk_cursor *sc, con
                 break;
             case SK_MASK_GRAD_X: memcpy(o + (j * ds) * es, &zero, es); break;
             case SK_MASK_GRAD_SOURCE: memcpy(src_elem, x + (j * ts) * es, es); break;
+            case SK_MASK_GRAD_SUM: break; /* its own kernel (sk_cpu_mask_grad_sum) */
             }
             k++;
         } else if (job->write_unmasked) {
@@ -202,6 +203,7 @@ sk_status sk_cpu_mask_count(sk_mask_desc *job, const sk_exec *e, int64_t *ntrue)
 }
 
 sk_status sk_cpu_mask(sk_mask_desc *job, const sk_exec *e) {
+    if (job->kind == SK_MASK_GRAD_SUM) return sk_cpu_mask_grad_sum(job, e);
     int nthreads = sk_exec_threads(e);
     if (job->zero_x) job->p.target = sk_zero_scalar(job->p.dtype).data; /* strides 0: read only */
     if (job->zero_first) {

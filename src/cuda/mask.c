@@ -38,6 +38,10 @@ static sk_status sk_cuda_mask_fill(const sk_cuda_call *c, sk_mask_desc *d, const
 }
 
 sk_status sk_cuda_mask(sk_mask_desc *d, const sk_exec *e) {
+    if (d->kind == SK_MASK_GRAD_SUM) /* the operator asks only the CPU (sk_dispatch_host_only) */
+        return sk_fail(SK_STATUS_UNSUPPORTED_DEVICE,
+                       "%s: the backward with a broadcast x on cuda tensors is not implemented yet",
+                       d->p.op);
     sk_cuda_call c;
     sk_status st = sk_cuda_enter(&c, d->p.op, -1, d->p.index, e->opts);
     void *zero = NULL;

@@ -276,9 +276,52 @@ static bool sk_mask_grad_bytes(int64_t count, size_t size, size_t *bytes) {
     return true;
 }
 
+/* Whether masked_select's backward onto a broadcast x folds the mask's runs
+ * (SK_MASK_GRAD_SUM): a row-major mask of every position of the broadcast
+ * shape, whose byte i is position i. */
+static bool sk_mask_grad_by_runs(const sk_tensor *mask, int32_t ndim, const int64_t *shape) {
+    return sk_row_major(mask) && sk_tensor_numel(mask) == sk_numel(ndim, shape);
+}
+
+/* The fold of the runs into grad_x itself where it is row-major, else into a
+ * row-major buffer then copied into grad_x; lin: x's row-major strides over
+ * the broadcast shape, 0 where broadcast. Nothing is written to grad_x
+ * before the count is checked and the kernel's memory is had. */
+static sk_status sk_mask_select_grad_runs(const char *op, const sk_tensor *grad_out,
+                                          const sk_tensor *mask, sk_tensor *grad_x, int32_t ndim,
+                                          const int64_t *shape, const int64_t *lin,
+                                          const sk_options *opts) {
+    const int64_t nx = sk_tensor_numel(grad_x);
+    const bool direct = sk_row_major(grad_x);
+    size_t bytes = 0;
+    void *buf = NULL;
+    sk_status st = SK_STATUS_OK;
+    if (!direct && (!sk_mask_grad_bytes(nx, sk_dtype_size(grad_x->dtype), &bytes) ||
+                    !(buf = malloc(bytes > 0 ? bytes : 1))))
+        return sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
+    sk_tensor folded, shaped;
+    sk_tensor_init(&folded, direct ? grad_x->data : buf, grad_x->dtype, ndim, shape, lin);
+    int64_t n;
+    sk_mask_desc *job = sk_mask_counted(op, &folded, mask, NULL, ndim, shape, opts, &n, &st);
+    if (job && n != grad_out->shape[0]) {
+        st = sk_mask_grad_count_differs(op, grad_out, n);
+    } else if (job) {
+        sk_mask_source(job, grad_out);
+        job->kind = SK_MASK_GRAD_SUM;
+        job->grad_numel = nx;
+        st = sk_dispatch_mask(job, mask, opts);
+    }
+    sk_tensor_init(&shaped, buf, grad_x->dtype, grad_x->ndim, grad_x->shape, NULL);
+    if (!st && !direct && (st = sk_copy(&shaped, grad_x, opts)))
+        st = sk_mask_grad_inner_failed(op, st);
+    free(job);
+    free(buf);
+    return st;
+}
+
 /* masked_select's backward where x was broadcast against mask: grad_x[e]
  * sums grad_out[k] over the True positions k that broadcast from e, folded
- * in order of k. Those are the contributors of the canonical order
+ * in order of k (the runs above where the mask allows). Those are the contributors of the canonical order
  * (docs/CONTRACT.md), as for a gather's backward: a False position adds
  * nothing, so a chunk of 256 counts True positions only. x's flat
  * positions, broadcast as x was, selected by the mask give each k's
@@ -298,6 +341,8 @@ static sk_status sk_mask_select_grad_summed(const char *op, const sk_tensor *gra
         int32_t xd = d - (ndim - grad_x->ndim);
         strides[d] = xd >= 0 && grad_x->shape[xd] != 1 ? lin[xd] : 0;
     }
+    if (sk_mask_grad_by_runs(mask, ndim, shape))
+        return sk_mask_select_grad_runs(op, grad_out, mask, grad_x, ndim, shape, strides, opts);
     size_t pos_bytes, sum_bytes, target_bytes;
     if (!sk_mask_grad_bytes(nx, sizeof(int64_t), &pos_bytes) ||
         !sk_mask_grad_bytes(nx, sk_dtype_size(grad_x->dtype), &sum_bytes))

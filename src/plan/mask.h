@@ -14,7 +14,11 @@ typedef enum {
     SK_MASK_SCATTER,     /* True: out = source[k]; False: out = x (unless in place) */
     SK_MASK_SELECT,      /* True: out[k] = x */
     SK_MASK_GRAD_X,      /* True: out = 0; False: out = x (x is grad_out) */
-    SK_MASK_GRAD_SOURCE  /* True: source[k] = x (x is grad_out, source is grad_source) */
+    SK_MASK_GRAD_SOURCE, /* True: source[k] = x (x is grad_out, source is grad_source) */
+    SK_MASK_GRAD_SUM     /* masked_select's backward onto a broadcast x, the mask row-major
+                          * with the broadcast shape: the True positions' source[k] folded
+                          * into the x element each broadcast from (target strides: x's
+                          * row-major ones, 0 where broadcast), written row-major at target */
 } sk_mask_kind;
 
 typedef struct sk_mask_desc {
@@ -25,6 +29,7 @@ typedef struct sk_mask_desc {
     sk_tensor *zero_first; /* GRAD_SOURCE: the source, zeroed before the fill */
     int64_t out_stride;    /* SELECT: out's stride */
     bool write_unmasked;   /* copy x where the mask is False (out is not x) */
+    int64_t grad_numel;    /* GRAD_SUM: the elements of x (of the result at target) */
     /* the count's result, which the fill reads: the positions, the chunks
      * and the True positions before each chunk */
     int64_t total, nchunks;

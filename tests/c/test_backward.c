@@ -299,13 +299,20 @@ static void test_gather_axes_bwd(void) { test_gather_kind(G_AXES, 302); }
 static void test_index_select_bwd(void) { test_gather_kind(G_SELECT, 303); }
 static void test_gather_nd_bwd(void) { test_gather_kind(G_ND, 304); }
 
-/* x (grad_x's shape) may broadcast against the mask either way. */
+/* x (grad_x's shape) may broadcast against the mask either way. The last
+ * five, with a row-major mask, take the runs kernel (backward/mask_sum.c)
+ * past a chunk of 256: runs along x's last dimension after 700 broadcast
+ * rows; runs within one x row; one x element across three outer blocks;
+ * a single x element; more outer blocks than the kernel counts apart. */
 static const skt_shape mask_cases[][2] = {
     {{0, {0}}, {0, {0}}},       {{1, {5}}, {1, {5}}},       {{2, {4, 3}}, {1, {3}}},
     {{1, {3}}, {2, {4, 3}}},    {{2, {4, 1}}, {2, {4, 3}}}, {{3, {2, 3, 4}}, {3, {1, 3, 1}}},
     {{2, {1, 3}}, {3, {2, 4, 1}}}, {{2, {0, 3}}, {1, {3}}}, {{2, {400, 1}}, {2, {400, 256}}},
     {{2, {300, 256}}, {2, {300, 256}}}, {{2, {1, 40}}, {2, {700, 40}}},
     {{1, {0}}, {2, {4, 1}}},
+    {{2, {1, 300}}, {2, {700, 300}}}, {{3, {5, 1, 3}}, {3, {5, 600, 3}}},
+    {{3, {1, 4, 1}}, {3, {3, 4, 700}}}, {{1, {1}}, {2, {30, 40}}},
+    {{2, {1, 3}}, {2, {70000, 3}}},
 };
 
 static void test_masked_select_bwd(void) {
@@ -316,8 +323,11 @@ static void test_masked_select_bwd(void) {
             for (int pct = 0; pct <= 100; pct += 50) {
                 const skt_shape *xs = &mask_cases[ci][0], *ms = &mask_cases[ci][1];
                 skt_buf mask, go, gx;
-                skt_make(&mask, SK_DTYPE_BOOL, ms->ndim, ms->d,
-                         (skt_layout)skt_range(&r, 0, SKT_LAYOUT_COUNT - 1), 0, &r);
+                /* a row-major mask half the time: the runs kernel's */
+                skt_layout ml = (di + pct / 50) % 2 == 0
+                                    ? SKT_CONTIG
+                                    : (skt_layout)skt_range(&r, 0, SKT_LAYOUT_COUNT - 1);
+                skt_make(&mask, SK_DTYPE_BOOL, ms->ndim, ms->d, ml, 0, &r);
                 skt_fill_mask(&mask, &r, pct);
                 bwd_output(&gx, bwd_dtypes[di], xs->ndim, xs->d, &r);
                 int64_t count = 0;
