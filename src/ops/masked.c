@@ -261,6 +261,23 @@ static sk_status sk_mask_grad_count_differs(const char *op, const sk_tensor *gra
                    (long long)grad_out->shape[0], (long long)n);
 }
 
+/* A counted job of masked_select's backward (sk_mask_counted) whose True
+ * count grad_out matches, grad_out its source; NULL with *st set otherwise. */
+static sk_mask_desc *sk_mask_grad_job(const char *op, const sk_tensor *x, const sk_tensor *mask,
+                                      const sk_tensor *out, int32_t ndim, const int64_t *shape,
+                                      const sk_tensor *grad_out, const sk_options *opts,
+                                      sk_status *st) {
+    int64_t n;
+    sk_mask_desc *job = sk_mask_counted(op, x, mask, out, ndim, shape, opts, &n, st);
+    if (job && n != grad_out->shape[0]) {
+        *st = sk_mask_grad_count_differs(op, grad_out, n);
+        free(job);
+        return NULL;
+    }
+    if (job) sk_mask_source(job, grad_out);
+    return job;
+}
+
 /* A failure of an operator called on op's behalf, named as op's. */
 static sk_status sk_mask_grad_inner_failed(const char *op, sk_status st) {
     char inner[512];
@@ -301,12 +318,8 @@ static sk_status sk_mask_select_grad_runs(const char *op, const sk_tensor *grad_
         return sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
     sk_tensor folded, shaped;
     sk_tensor_init(&folded, direct ? grad_x->data : buf, grad_x->dtype, ndim, shape, lin);
-    int64_t n;
-    sk_mask_desc *job = sk_mask_counted(op, &folded, mask, NULL, ndim, shape, opts, &n, &st);
-    if (job && n != grad_out->shape[0]) {
-        st = sk_mask_grad_count_differs(op, grad_out, n);
-    } else if (job) {
-        sk_mask_source(job, grad_out);
+    sk_mask_desc *job = sk_mask_grad_job(op, &folded, mask, NULL, ndim, shape, grad_out, opts, &st);
+    if (job) {
         job->kind = SK_MASK_GRAD_SUM;
         job->grad_numel = nx;
         st = sk_dispatch_mask(job, mask, opts);
@@ -381,7 +394,7 @@ sk_status sk_masked_select_backward(const sk_tensor *grad_out, const sk_tensor *
                                     sk_tensor *grad_x, const sk_options *opts) {
     const char *op = "masked_select_backward";
     int32_t ndim;
-    int64_t shape[SK_MAX_DIMS], n;
+    int64_t shape[SK_MAX_DIMS];
     bool direct = true;
     sk_status st;
     if ((st = sk_mask_select_grad_check(op, grad_out, mask, grad_x, &ndim, shape, &direct)))
@@ -390,11 +403,8 @@ sk_status sk_masked_select_backward(const sk_tensor *grad_out, const sk_tensor *
     /* grad_out written back to the True positions of grad_x, 0 elsewhere */
     sk_tensor zero;
     sk_tensor_init(&zero, NULL, grad_x->dtype, 0, NULL, NULL); /* zero_x: the backend's zero */
-    sk_mask_desc *job = sk_mask_counted(op, &zero, mask, grad_x, ndim, shape, opts, &n, &st);
-    if (job && n != grad_out->shape[0]) {
-        st = sk_mask_grad_count_differs(op, grad_out, n);
-    } else if (job) {
-        sk_mask_source(job, grad_out);
+    sk_mask_desc *job = sk_mask_grad_job(op, &zero, mask, grad_x, ndim, shape, grad_out, opts, &st);
+    if (job) {
         job->zero_x = true;
         job->kind = SK_MASK_SCATTER;
         job->write_unmasked = true;
