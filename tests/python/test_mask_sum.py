@@ -3,6 +3,11 @@ runs kernel, src/cpu/backward/mask_sum.c): grad_x[e] is the canonical fold
 (docs/CONTRACT.md) of grad_out at the True positions that broadcast from e,
 in position order, chunked by 256 True positions. Values that do not add
 exactly, so that another association would give other bits."""
+import os
+import re
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -71,3 +76,16 @@ def test_broadcast_x_backward_checks_the_count_before_writing():
     with pytest.raises(Exception, match="grad_out"):
         sk.masked_select_backward(torch.ones(40 * 2000 - 1), (40, 1), mask, grad_x=grad_x)
     assert torch.equal(grad_x, torch.full((40, 1), 5.0))
+
+
+def test_single_range_paths_give_the_same_bits():
+    """The canonical test again in a process where the kernel keeps at most 8
+    block counts (SCATTERKIT_MASK_SUM_BLOCKS, a testing override): rows of
+    300 bytes then run as one range through the long-row wrap, and x (1, 4,
+    1) folds in two ranges."""
+    env = dict(os.environ, SCATTERKIT_MASK_SUM_BLOCKS="8")
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          os.path.abspath(__file__), "-k", "is_the_canonical_fold"],
+                         env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert re.search(r"\b24 passed", out.stdout), out.stdout[-3000:]

@@ -27,6 +27,14 @@
  * blocks per range than this allows, fewer ranges. */
 enum { SK_MSUM_MAX_BLOCKS = 1 << 16, SK_MSUM_LIST = 256 };
 
+/* SK_MSUM_MAX_BLOCKS, or SCATTERKIT_MASK_SUM_BLOCKS (a testing override:
+ * a small n takes the single range's paths on small inputs; same bits). */
+static int64_t sk_msum_max_blocks(void) {
+    static atomic_int cached = -1;
+    return sk_env_count_once(&cached, "SCATTERKIT_MASK_SUM_BLOCKS", SK_MSUM_MAX_BLOCKS,
+                             SK_MSUM_MAX_BLOCKS);
+}
+
 typedef struct {
     const sk_mask_desc *job;
     const uint8_t *mask;
@@ -137,6 +145,32 @@ static void sk_msum_count_task(void *arg, int tid, int64_t chunk, int64_t lo, in
             k += kept;                                                                             \
         }                                                                                          \
         return k;                                                                                  \
+    }                                                                                              \
+    /* The same over rows of w bytes one after another (the blocks of a single                     \
+     * range along the last dimension): byte i reaches (i mod w) * ts, taken                       \
+     * from a table where w is short, so that no row costs a call. */                              \
+    static int64_t sk_msum_wrap_##SUF(const sk_msum *s, const uint8_t *m, int64_t len, int64_t w, \
+                                      int64_t ts, int64_t k, const sk_dtype DT) {                  \
+        int32_t list[SK_MSUM_LIST];                                                                \
+        int64_t col_t[2 * SK_MSUM_LIST], phase = 0; /* phase: the column of byte i0 */             \
+        const bool short_rows = w < SK_MSUM_LIST;                                                  \
+        if (short_rows)                                                                            \
+            for (int64_t x = 0; x < w + SK_MSUM_LIST; x++) col_t[x] = (x % w) * ts;               \
+        for (int64_t i0 = 0; i0 < len; i0 += SK_MSUM_LIST) {                                       \
+            int64_t nb = len - i0 < SK_MSUM_LIST ? len - i0 : SK_MSUM_LIST, kept = 0;              \
+            for (int64_t i = 0; i < nb; i++) {                                                     \
+                list[kept] = (int32_t)i;                                                           \
+                kept += m[i0 + i] != 0;                                                            \
+            }                                                                                      \
+            for (int64_t q = 0; q < kept; q++) {                                                   \
+                int64_t col = phase + list[q]; /* < w + SK_MSUM_LIST: one wrap at most for a long row */ \
+                int64_t t = short_rows ? col_t[col] : (col >= w ? col - w : col) * ts;             \
+                sk_msum_step_##SUF(s, t, LOAD(s->g + (k + q) * s->gs, DT));                        \
+            }                                                                                      \
+            k += kept;                                                                             \
+            phase = (phase + nb) % w;                                                              \
+        }                                                                                          \
+        return k;                                                                                  \
     }
 #define SK_MSUM_OP_F(a, b) sk_op_f32((a), (b), SK_REDUCE_SUM, SK_DTYPE_FLOAT32)
 #define SK_MSUM_OP_D(a, b) sk_op_f((a), (b), SK_REDUCE_SUM, SK_DTYPE_FLOAT64)
@@ -182,6 +216,12 @@ static void sk_msum_fold_task(void *arg, int tid, int64_t chunk, int64_t lo, int
         int64_t c0, c1;
         sk_msum_range(s, j, &c0, &c1);
         int64_t k = 0;
+        if (s->D == s->nd - 1 && !s->base && s->outer > 1) { /* one range: its rows follow on */
+            const int64_t w = p->shape[s->D], len = s->outer * w, ts = p->target_stride[s->D];
+            if (p->dtype == SK_DTYPE_FLOAT64) sk_msum_wrap_d(s, s->mask, len, w, ts, k, p->dtype);
+            else sk_msum_wrap_f(s, s->mask, len, w, ts, k, p->dtype);
+            continue;
+        }
         for (int64_t o = 0; o < s->outer; o++) {
             int64_t len;
             if (s->base) k = s->base[o * s->nranges + j];
@@ -234,7 +274,7 @@ sk_status sk_cpu_mask_grad_sum(sk_mask_desc *job, const sk_exec *e) {
     if (s.D >= 0) {
         for (int d = 0; d < s.D; d++) s.outer *= p->shape[d];
         for (int d = s.D + 1; d < p->ndim; d++) s.span_d *= p->shape[d];
-        int64_t want = 4 * (int64_t)nthreads, most = SK_MSUM_MAX_BLOCKS / s.outer;
+        int64_t want = 4 * (int64_t)nthreads, most = sk_msum_max_blocks() / s.outer;
         s.nranges = want < p->shape[s.D] ? want : p->shape[s.D];
         if (s.nranges > most) s.nranges = most > 1 ? most : 1;
     }
