@@ -29,31 +29,34 @@ static void sk_mask_count_chunk(void *arg, int tid, int64_t chunk, int64_t lo, i
     job->count[chunk] = n;
 }
 
-/* A run whose mask, x, out and source are all contiguous, typed by element
- * width and without a branch per element: a random mask would mispredict
- * every other branch. A True element takes source[k] by a select;
- * compaction (select, and the source gradient) goes through a small buffer
- * that every element is written to, True ones kept. Returns k after the run. */
+/* A run whose mask, out and source are contiguous and x contiguous or
+ * constant (xs 1 or 0: a broadcast x, the zero of masked_select's
+ * backward), typed by element width and without a branch per element: a
+ * random mask would mispredict every other branch. A True element takes
+ * source[k] by a select; compaction (select, and the source gradient) goes
+ * through a small buffer that every element is written to, True ones kept.
+ * Returns k after the run. */
 enum { SK_MASK_BUF = 256 };
-#define SK_MASK_RUN(T)                                                                             \
-    static int64_t sk_mask_run_##T(const sk_mask_desc *job, const uint8_t *restrict m,              \
-                                   const T *x, T *o, T *s, int64_t k, int64_t run) {               \
+#define SK_MASK_RUN(T, NAME, xs)                                                                   \
+    static int64_t NAME(const sk_mask_desc *job, const uint8_t *restrict m, const T *x, T *o, T *s, \
+                        int64_t k, int64_t run) {                                                  \
         switch (job->kind) {                                                                       \
         case SK_MASK_SCATTER: /* o may be x (in place): each element read before its store */     \
             if (!s) { /* no source elements: no True position either */                            \
-                if (job->write_unmasked) memcpy(o, x, (size_t)run * sizeof(T));                    \
+                if (job->write_unmasked)                                                           \
+                    for (int64_t j = 0; j < run; j++) o[j] = x[j * xs];                            \
                 return k;                                                                          \
             }                                                                                      \
             for (int64_t j = 0; j < run; j++) { /* selects by bit masks: ?: became branches */ \
                 int64_t t = m[j] != 0;                                                             \
                 T keep = (T)((T)0 - (T)t); /* all ones where True */                               \
-                T sv = s[k & -t], xv = x[j];                                                       \
+                T sv = s[k & -t], xv = x[j * xs];                                                  \
                 o[j] = (T)((sv & keep) | (xv & (T)~keep));                                         \
                 k += t;                                                                            \
             }                                                                                      \
             return k;                                                                              \
         case SK_MASK_GRAD_X:                                                                       \
-            for (int64_t j = 0; j < run; j++) o[j] = (T)(x[j] & (T)((T)(m[j] != 0) - (T)1));      \
+            for (int64_t j = 0; j < run; j++) o[j] = (T)(x[j * xs] & (T)((T)(m[j] != 0) - (T)1)); \
             return k;                                                                              \
         default: { /* compaction into out (select) or into source (its gradient) */               \
             T buf[SK_MASK_BUF];                                                                    \
@@ -61,7 +64,7 @@ enum { SK_MASK_BUF = 256 };
             for (int64_t j0 = 0; j0 < run; j0 += SK_MASK_BUF) {                                    \
                 int64_t nb = run - j0 < SK_MASK_BUF ? run - j0 : SK_MASK_BUF, kept = 0;            \
                 for (int64_t j = 0; j < nb; j++) { /* kept <= j: buf[kept] is in the buffer */   \
-                    buf[kept] = x[j0 + j];                                                         \
+                    buf[kept] = x[(j0 + j) * xs];                                                  \
                     kept += m[j0 + j] != 0;                                                        \
                 }                                                                                  \
                 if (kept) /* an empty out may have no data: not even dst + 0 */                  \
@@ -72,10 +75,14 @@ enum { SK_MASK_BUF = 256 };
         }                                                                                          \
         }                                                                                          \
     }
-SK_MASK_RUN(uint8_t)
-SK_MASK_RUN(uint16_t)
-SK_MASK_RUN(uint32_t)
-SK_MASK_RUN(uint64_t)
+SK_MASK_RUN(uint8_t, sk_mask_run_uint8_t, 1)
+SK_MASK_RUN(uint16_t, sk_mask_run_uint16_t, 1)
+SK_MASK_RUN(uint32_t, sk_mask_run_uint32_t, 1)
+SK_MASK_RUN(uint64_t, sk_mask_run_uint64_t, 1)
+SK_MASK_RUN(uint8_t, sk_mask_run_const_uint8_t, 0)
+SK_MASK_RUN(uint16_t, sk_mask_run_const_uint16_t, 0)
+SK_MASK_RUN(uint32_t, sk_mask_run_const_uint32_t, 0)
+SK_MASK_RUN(uint64_t, sk_mask_run_const_uint64_t, 0)
 #undef SK_MASK_RUN
 
 /* A run that is neither contiguous throughout nor of a constant mask (see
@@ -130,18 +137,24 @@ SK_INLINE int64_t sk_mask_fill_run(const sk_mask_desc *job, sk_cursor *c, sk_cur
     const char *x = p->target + c->target * es;
     char *o = p->dense ? p->dense + c->dense * es : NULL; /* select: an empty out has no data */
     bool writes_o = job->kind == SK_MASK_SCATTER || job->kind == SK_MASK_GRAD_X;
-    if (ms == 1 && (ds == 1 || !writes_o) && ts == 1 && es <= 8 && (es & (es - 1)) == 0 &&
+    if (ms == 1 && (ds == 1 || !writes_o) && (ts == 1 || ts == 0) && es <= 8 &&
+        (es & (es - 1)) == 0 &&
         (!uses_source || (source_linear && (source_n == 0 || sp->target_stride[0] == 1))) &&
         (job->kind != SK_MASK_SELECT || job->out_stride == 1)) {
         /* everything contiguous along the run: the typed branch-free loops */
         char *from = uses_source && source_n > 0 ? sp->target : NULL;
         char *dst = job->kind == SK_MASK_SELECT ? p->dense : o;
+        /* a constant x has loops of its own: a stride in the contiguous x's cost them time */
+#define SK_MASK_TYPED(T)                                                                           \
+    (ts ? sk_mask_run_##T(job, m, (const void *)x, (void *)dst, (void *)from, k, run)             \
+        : sk_mask_run_const_##T(job, m, (const void *)x, (void *)dst, (void *)from, k, run))
         switch (es) {
-        case 1: return sk_mask_run_uint8_t(job, m, (const void *)x, (void *)dst, (void *)from, k, run);
-        case 2: return sk_mask_run_uint16_t(job, m, (const void *)x, (void *)dst, (void *)from, k, run);
-        case 4: return sk_mask_run_uint32_t(job, m, (const void *)x, (void *)dst, (void *)from, k, run);
-        default: return sk_mask_run_uint64_t(job, m, (const void *)x, (void *)dst, (void *)from, k, run);
+        case 1: return SK_MASK_TYPED(uint8_t);
+        case 2: return SK_MASK_TYPED(uint16_t);
+        case 4: return SK_MASK_TYPED(uint32_t);
+        default: return SK_MASK_TYPED(uint64_t);
         }
+#undef SK_MASK_TYPED
     }
     if (ms == 0 && ds == 1 && (m[0] ? job->kind == SK_MASK_SCATTER && source_linear &&
                                           sp->target_stride[0] == 1
