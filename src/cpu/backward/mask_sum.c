@@ -267,7 +267,9 @@ sk_status sk_cpu_mask_grad_sum(sk_mask_desc *job, const sk_exec *e) {
     const int64_t nx = job->grad_numel, total = sk_plan_numel(p);
     sk_msum s = {.job = job, .mask = p->index, .g = job->source_plan.target, .nd = p->ndim,
                  .D = -1, .outer = 1, .span_d = 1, .nranges = 1};
-    s.gs = (ptrdiff_t)(job->source_plan.target_stride[0] * (int64_t)p->elem_size);
+    /* an empty grad_out's stride is never used, and may be any value */
+    if (sk_plan_numel(&job->source_plan) > 1)
+        s.gs = (ptrdiff_t)(job->source_plan.target_stride[0] * (int64_t)p->elem_size);
     for (int d = 0; d < p->ndim && s.D < 0; d++)
         if (p->target_stride[d] != 0) s.D = d;
     int nthreads = sk_threads_for_work(sk_exec_threads(e), total);
@@ -282,7 +284,7 @@ sk_status sk_cpu_mask_grad_sum(sk_mask_desc *job, const sk_exec *e) {
     const size_t ws = p->dtype == SK_DTYPE_FLOAT64 ? sizeof(double) : sizeof(float);
     const size_t n = (size_t)(nx > 0 ? nx : 1);
     s.acc = calloc(n, ws); /* all bits 0: +0.0, the start of a sum into zeros */
-    s.part = malloc(n * ws);
+    s.part = calloc(n, ws); /* calloc: the product checked */
     s.seen = calloc(n, sizeof(int64_t));
     int64_t blocks = s.outer * s.nranges;
     if (s.nranges > 1) s.base = malloc((size_t)blocks * sizeof(int64_t));

@@ -172,6 +172,25 @@ static void hd_gather_rows_extreme_stride(void) {
         }
 }
 
+/* masked_select's backward onto a broadcast x through an all-False
+ * row-major mask: grad_out has no elements and a stride of -INT64_MAX
+ * (valid: never stepped), which the runs kernel scaled to bytes anyway, a
+ * signed overflow (found by the fuzz target: its input is in the seed
+ * corpus, masked-select-grad-empty-stride). grad_x is all +0.0. */
+static void hd_mask_grad_empty_extreme_stride(void) {
+    bool mask[12] = {false};
+    float g[1] = {5.0f}, gx[3] = {7.0f, 7.0f, 7.0f};
+    int64_t ms[2] = {4, 3}, mst[2] = {3, 1}, zero[1] = {0}, gst[1] = {-INT64_MAX},
+            xs[2] = {1, 3}, xst[2] = {3, 1};
+    sk_tensor tm = hd_tensor(mask, SK_DTYPE_BOOL, 2, ms, mst);
+    sk_tensor tg = hd_tensor(g, SK_DTYPE_FLOAT32, 1, zero, gst);
+    sk_tensor tx = hd_tensor(gx, SK_DTYPE_FLOAT32, 2, xs, xst);
+    sk_status st = sk_masked_select_backward(&tg, &tm, &tx, NULL);
+    SKT_CHECK(st == SK_STATUS_OK && gx[0] == 0.0f && gx[1] == 0.0f && gx[2] == 0.0f,
+              "hardening: masked_select_backward with an empty grad_out of stride -INT64_MAX: "
+              "status %d (%s), grad_x %g %g %g", (int)st, sk_last_error(), gx[0], gx[1], gx[2]);
+}
+
 /* A row gather from an x with no elements along the gathered axis (no
  * data: NULL): every index value is out of range, and nothing is written.
  * (The fuzz target's input that reached the rows kernel this way, forming
@@ -373,7 +392,8 @@ static void hd_prod_gradients(void) {
 void skt_test_hardening(void) {
     if (!sk_masked_select_count || !sk_masked_select || !sk_tensor_scatter || !sk_gather ||
         !sk_scatter || !sk_index_scatter || !sk_scatter_backward || !sk_index_scatter_backward ||
-        !sk_scatter_nd_backward || !sk_masked_select_count || !sk_index_select)
+        !sk_scatter_nd_backward || !sk_masked_select_count || !sk_index_select ||
+        !sk_masked_select_backward)
         return;
     hd_masked_select_count();
     hd_tensor_scatter_batches();
@@ -383,6 +403,7 @@ void skt_test_hardening(void) {
     hd_scatter_negative_strides();
     hd_gather_rows_extreme_stride();
     hd_gather_rows_empty_axis();
+    hd_mask_grad_empty_extreme_stride();
     hd_ref_gather_select();
     hd_ref_mask_tensor_scatter();
     hd_scatter_nd_empty_rows();
