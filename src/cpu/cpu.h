@@ -209,7 +209,9 @@ sk_status sk_cpu_scatter(sk_plan *p, const sk_plan *grad_src_plan, const sk_inde
 sk_status sk_cpu_view(const sk_view_desc *d, const sk_exec *e);
 sk_status sk_cpu_mask_count(sk_mask_desc *d, const sk_exec *e, int64_t *ntrue);
 sk_status sk_cpu_mask(sk_mask_desc *d, const sk_exec *e);
-/* SK_MASK_GRAD_SUM (backward/mask_sum.c): needs no count of d first. */
+/* SK_MASK_GRAD_SUM (backward/mask_sum.c): counts d's True positions itself
+ * (no mask_count first) into d->ntrue; SK_STATUS_INVALID_SHAPE, nothing
+ * written, where the source's length differs. */
 sk_status sk_cpu_mask_grad_sum(sk_mask_desc *d, const sk_exec *e);
 sk_status sk_cpu_tensor_scatter(const sk_tensor_scatter_desc *d, const sk_exec *e);
 sk_status sk_cpu_bucketize(const sk_bucket_desc *d, const sk_exec *e);

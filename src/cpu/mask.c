@@ -216,7 +216,6 @@ sk_status sk_cpu_mask_count(sk_mask_desc *job, const sk_exec *e, int64_t *ntrue)
 }
 
 sk_status sk_cpu_mask(sk_mask_desc *job, const sk_exec *e) {
-    if (job->kind == SK_MASK_GRAD_SUM) return sk_cpu_mask_grad_sum(job, e);
     int nthreads = sk_exec_threads(e);
     if (job->zero_x) job->p.target = sk_zero_scalar(job->p.dtype).data; /* strides 0: read only */
     if (job->zero_first) {

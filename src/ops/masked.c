@@ -69,11 +69,11 @@ static void sk_mask_source(sk_mask_desc *job, const sk_tensor *source) {
     job->source_plan.target = source->data;
 }
 
-/* A mask descriptor over the broadcast positions, normalised, and its count
- * (NULL: no memory, with the message set). */
-static sk_mask_desc *sk_mask_counted(const char *op, const sk_tensor *x, const sk_tensor *mask,
+/* A mask descriptor over the broadcast positions, normalised (NULL: no
+ * memory, with the message set). */
+static sk_mask_desc *sk_mask_planned(const char *op, const sk_tensor *x, const sk_tensor *mask,
                                      const sk_tensor *out, int32_t ndim, const int64_t *shape,
-                                     const sk_options *opts, int64_t *n, sk_status *st) {
+                                     sk_status *st) {
     sk_mask_desc *job = malloc(sizeof *job);
     if (!job) {
         *st = sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
@@ -81,7 +81,15 @@ static sk_mask_desc *sk_mask_counted(const char *op, const sk_tensor *x, const s
     }
     sk_mask_plan(job, op, x, mask, out, ndim, shape);
     sk_plan_normalize(&job->p);
-    if ((*st = sk_dispatch_mask_count(job, mask, opts, n))) {
+    return job;
+}
+
+/* sk_mask_planned and its count. */
+static sk_mask_desc *sk_mask_counted(const char *op, const sk_tensor *x, const sk_tensor *mask,
+                                     const sk_tensor *out, int32_t ndim, const int64_t *shape,
+                                     const sk_options *opts, int64_t *n, sk_status *st) {
+    sk_mask_desc *job = sk_mask_planned(op, x, mask, out, ndim, shape, st);
+    if (job && (*st = sk_dispatch_mask_count(job, mask, opts, n))) {
         free(job);
         return NULL;
     }
@@ -261,23 +269,6 @@ static sk_status sk_mask_grad_count_differs(const char *op, const sk_tensor *gra
                    (long long)grad_out->shape[0], (long long)n);
 }
 
-/* A counted job of masked_select's backward (sk_mask_counted) whose True
- * count grad_out matches, grad_out its source; NULL with *st set otherwise. */
-static sk_mask_desc *sk_mask_grad_job(const char *op, const sk_tensor *x, const sk_tensor *mask,
-                                      const sk_tensor *out, int32_t ndim, const int64_t *shape,
-                                      const sk_tensor *grad_out, const sk_options *opts,
-                                      sk_status *st) {
-    int64_t n;
-    sk_mask_desc *job = sk_mask_counted(op, x, mask, out, ndim, shape, opts, &n, st);
-    if (job && n != grad_out->shape[0]) {
-        *st = sk_mask_grad_count_differs(op, grad_out, n);
-        free(job);
-        return NULL;
-    }
-    if (job) sk_mask_source(job, grad_out);
-    return job;
-}
-
 /* A failure of an operator called on op's behalf, named as op's. */
 static sk_status sk_mask_grad_inner_failed(const char *op, sk_status st) {
     char inner[512];
@@ -302,8 +293,9 @@ static bool sk_mask_grad_by_runs(const sk_tensor *mask, int32_t ndim, const int6
 
 /* The fold of the runs into grad_x itself where it is row-major, else into a
  * row-major buffer then copied into grad_x; lin: x's row-major strides over
- * the broadcast shape, 0 where broadcast. Nothing is written to grad_x
- * before the count is checked and the kernel's memory is had. */
+ * the broadcast shape, 0 where broadcast. The kernel counts the True
+ * positions itself (the counts it needs anyway) and writes nothing before
+ * grad_out's length is checked against them and its memory is had. */
 static sk_status sk_mask_select_grad_runs(const char *op, const sk_tensor *grad_out,
                                           const sk_tensor *mask, sk_tensor *grad_x, int32_t ndim,
                                           const int64_t *shape, const int64_t *lin,
@@ -318,11 +310,15 @@ static sk_status sk_mask_select_grad_runs(const char *op, const sk_tensor *grad_
         return sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", op);
     sk_tensor folded, shaped;
     sk_tensor_init(&folded, direct ? grad_x->data : buf, grad_x->dtype, ndim, shape, lin);
-    sk_mask_desc *job = sk_mask_grad_job(op, &folded, mask, NULL, ndim, shape, grad_out, opts, &st);
+    sk_mask_desc *job = sk_mask_planned(op, &folded, mask, NULL, ndim, shape, &st);
     if (job) {
+        sk_mask_source(job, grad_out);
         job->kind = SK_MASK_GRAD_SUM;
         job->grad_numel = nx;
+        job->ntrue = -1;
         st = sk_dispatch_mask(job, mask, opts);
+        if (st == SK_STATUS_INVALID_SHAPE && job->ntrue != grad_out->shape[0])
+            st = sk_mask_grad_count_differs(op, grad_out, job->ntrue); /* the operator's words */
     }
     sk_tensor_init(&shaped, buf, grad_x->dtype, grad_x->ndim, grad_x->shape, NULL);
     if (!st && !direct && (st = sk_copy(&shaped, grad_x, opts)))
@@ -332,13 +328,13 @@ static sk_status sk_mask_select_grad_runs(const char *op, const sk_tensor *grad_
     return st;
 }
 
-/* masked_select's backward where x was broadcast against mask: grad_x[e]
- * sums grad_out[k] over the True positions k that broadcast from e, folded
- * in order of k (the runs above where the mask allows). Those are the contributors of the canonical order
- * (docs/CONTRACT.md), as for a gather's backward: a False position adds
- * nothing, so a chunk of 256 counts True positions only. x's flat
- * positions, broadcast as x was, selected by the mask give each k's
- * target; an index_scatter sum of grad_out into zeros (a row-major buffer
+/* masked_select's backward where x was broadcast against mask (the runs
+ * above where the mask allows): grad_x[e] sums grad_out[k] over the True
+ * positions k that broadcast from e, folded in order of k. Those are the
+ * contributors of the canonical order (docs/CONTRACT.md), as for a gather's
+ * backward: a False position adds nothing, so a chunk of 256 counts True
+ * positions only. x's flat positions, broadcast as x was, selected by the
+ * mask give each k's target; an index_scatter sum of grad_out into zeros (a row-major buffer
  * of x's elements) folds them, and the buffer is copied into grad_x: a
  * failure on the way leaves grad_x as it was. */
 static sk_status sk_mask_select_grad_summed(const char *op, const sk_tensor *grad_out,
@@ -394,7 +390,7 @@ sk_status sk_masked_select_backward(const sk_tensor *grad_out, const sk_tensor *
                                     sk_tensor *grad_x, const sk_options *opts) {
     const char *op = "masked_select_backward";
     int32_t ndim;
-    int64_t shape[SK_MAX_DIMS];
+    int64_t shape[SK_MAX_DIMS], n;
     bool direct = true;
     sk_status st;
     if ((st = sk_mask_select_grad_check(op, grad_out, mask, grad_x, &ndim, shape, &direct)))
@@ -403,8 +399,11 @@ sk_status sk_masked_select_backward(const sk_tensor *grad_out, const sk_tensor *
     /* grad_out written back to the True positions of grad_x, 0 elsewhere */
     sk_tensor zero;
     sk_tensor_init(&zero, NULL, grad_x->dtype, 0, NULL, NULL); /* zero_x: the backend's zero */
-    sk_mask_desc *job = sk_mask_grad_job(op, &zero, mask, grad_x, ndim, shape, grad_out, opts, &st);
-    if (job) {
+    sk_mask_desc *job = sk_mask_counted(op, &zero, mask, grad_x, ndim, shape, opts, &n, &st);
+    if (job && n != grad_out->shape[0]) {
+        st = sk_mask_grad_count_differs(op, grad_out, n);
+    } else if (job) {
+        sk_mask_source(job, grad_out);
         job->zero_x = true;
         job->kind = SK_MASK_SCATTER;
         job->write_unmasked = true;

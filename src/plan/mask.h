@@ -30,6 +30,9 @@ typedef struct sk_mask_desc {
     int64_t out_stride;    /* SELECT: out's stride */
     bool write_unmasked;   /* copy x where the mask is False (out is not x) */
     int64_t grad_numel;    /* GRAD_SUM: the elements of x (of the result at target) */
+    int64_t ntrue;         /* GRAD_SUM: the True positions the kernel counted (it counts
+                            * them itself, without mask_count, and refuses a source of
+                            * another length before anything is written) */
     /* the count's result, which the fill reads: the positions, the chunks
      * and the True positions before each chunk */
     int64_t total, nchunks;

@@ -63,6 +63,18 @@ static int64_t sk_msum_count_bytes(const uint8_t *m, int64_t n) {
     return c;
 }
 
+/* The offsets of the True bytes among m's n (n <= SK_MSUM_LIST) into list:
+ * every byte written, the True ones kept, no branch per byte. Returns how
+ * many. */
+static int64_t sk_msum_list(const uint8_t *m, int64_t n, int32_t *list) {
+    int64_t kept = 0;
+    for (int64_t i = 0; i < n; i++) {
+        list[kept] = (int32_t)i;
+        kept += m[i] != 0;
+    }
+    return kept;
+}
+
 /* The block of range j for outer coordinate o: its first byte and length. */
 static const uint8_t *sk_msum_block(const sk_msum *s, int64_t o, int64_t j, int64_t *len) {
     int64_t lo, hi;
@@ -88,7 +100,7 @@ static void sk_msum_count_task(void *arg, int tid, int64_t chunk, int64_t lo, in
  * +0.0 (a sum into zeros), the NaN rule of the other paths (sk_op_f32,
  * sk_op_f). */
 #define SK_MSUM_FOLD(W, SUF, OP, START, LOAD)                                                     \
-    SK_INLINE void sk_msum_step_##SUF(const sk_msum *s, int64_t t, W v) {                           \
+    SK_INLINE void sk_msum_step_##SUF(const sk_msum *s, int64_t t, W v) {                         \
         W *acc = s->acc, *part = s->part;                                                          \
         int64_t c = s->seen[t]++;                                                                  \
         if (c < SK_CANONICAL_CHUNK) {                                                              \
@@ -135,11 +147,8 @@ static void sk_msum_count_task(void *arg, int tid, int64_t chunk, int64_t lo, in
         }                                                                                          \
         int32_t list[SK_MSUM_LIST];                                                                \
         for (int64_t i0 = 0; i0 < len; i0 += SK_MSUM_LIST) {                                       \
-            int64_t nb = len - i0 < SK_MSUM_LIST ? len - i0 : SK_MSUM_LIST, kept = 0;              \
-            for (int64_t i = 0; i < nb; i++) { /* every byte written, the True ones kept */       \
-                list[kept] = (int32_t)i;                                                           \
-                kept += m[i0 + i] != 0;                                                            \
-            }                                                                                      \
+            int64_t nb = len - i0 < SK_MSUM_LIST ? len - i0 : SK_MSUM_LIST;                        \
+            int64_t kept = sk_msum_list(m + i0, nb, list);                                         \
             for (int64_t q = 0; q < kept; q++)                                                     \
                 sk_msum_step_##SUF(s, t0 + (i0 + list[q]) * ts, LOAD(s->g + (k + q) * s->gs, DT)); \
             k += kept;                                                                             \
@@ -157,13 +166,10 @@ static void sk_msum_count_task(void *arg, int tid, int64_t chunk, int64_t lo, in
         if (short_rows)                                                                            \
             for (int64_t x = 0; x < w + SK_MSUM_LIST; x++) col_t[x] = (x % w) * ts;               \
         for (int64_t i0 = 0; i0 < len; i0 += SK_MSUM_LIST) {                                       \
-            int64_t nb = len - i0 < SK_MSUM_LIST ? len - i0 : SK_MSUM_LIST, kept = 0;              \
-            for (int64_t i = 0; i < nb; i++) {                                                     \
-                list[kept] = (int32_t)i;                                                           \
-                kept += m[i0 + i] != 0;                                                            \
-            }                                                                                      \
+            int64_t nb = len - i0 < SK_MSUM_LIST ? len - i0 : SK_MSUM_LIST;                        \
+            int64_t kept = sk_msum_list(m + i0, nb, list);                                         \
             for (int64_t q = 0; q < kept; q++) {                                                   \
-                int64_t col = phase + list[q]; /* < w + SK_MSUM_LIST: one wrap at most for a long row */ \
+                int64_t col = phase + list[q]; /* a long row wraps once at most */                 \
                 int64_t t = short_rows ? col_t[col] : (col >= w ? col - w : col) * ts;             \
                 sk_msum_step_##SUF(s, t, LOAD(s->g + (k + q) * s->gs, DT));                        \
             }                                                                                      \
@@ -262,7 +268,6 @@ static void sk_msum_store_task(void *arg, int tid, int64_t chunk, int64_t lo, in
 }
 
 sk_status sk_cpu_mask_grad_sum(sk_mask_desc *job, const sk_exec *e) {
-    sk_note_kernel("cpu/scatter_backward/mask_sum");
     const sk_plan *p = &job->p;
     const int64_t nx = job->grad_numel, total = sk_plan_numel(p);
     sk_msum s = {.job = job, .mask = p->index, .g = job->source_plan.target, .nd = p->ndim,
@@ -291,17 +296,24 @@ sk_status sk_cpu_mask_grad_sum(sk_mask_desc *job, const sk_exec *e) {
     sk_status st = SK_STATUS_OK;
     if (!s.acc || !s.part || !s.seen || (s.nranges > 1 && !s.base)) {
         st = sk_fail(SK_STATUS_OUT_OF_MEMORY, "%s: out of memory", p->op);
-    } else {
-        int64_t before = 0;
-        if (s.base) {
-            sk_parallel_chunks(nthreads, blocks, sk_chunks_for(nthreads, blocks, total / blocks),
-                               sk_msum_count_task, &s);
-            for (int64_t b = 0; b < blocks; b++) { /* exclusive scan in position order */
-                int64_t c = s.base[b];
-                s.base[b] = before;
-                before += c;
-            }
+    } else if (s.base) {
+        sk_parallel_chunks(nthreads, blocks, sk_chunks_for(nthreads, blocks, total / blocks),
+                           sk_msum_count_task, &s);
+        job->ntrue = 0;
+        for (int64_t b = 0; b < blocks; b++) { /* exclusive scan in position order */
+            int64_t c = s.base[b];
+            s.base[b] = job->ntrue;
+            job->ntrue += c;
         }
+    } else { /* one range: only the total */
+        st = sk_cpu_mask_count(job, e, &job->ntrue);
+    }
+    sk_note_kernel("cpu/scatter_backward/mask_sum");
+    if (!st && job->ntrue != sk_plan_numel(&job->source_plan))
+        st = sk_fail(SK_STATUS_INVALID_SHAPE,
+                     "%s: the source has %lld elements, the mask %lld True positions", p->op,
+                     (long long)sk_plan_numel(&job->source_plan), (long long)job->ntrue);
+    if (!st) {
         if (blocks > 0) sk_parallel_chunks(nthreads, s.nranges, s.nranges, sk_msum_fold_task, &s);
         if (nx > 0)
             sk_parallel_chunks(nthreads, nx, sk_chunks_for(nthreads, nx, 1), sk_msum_store_task,
